@@ -1,0 +1,43 @@
+export const eventsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  properties: {
+    transport: { enum: ['memory', 'kafka'], default: 'memory' },
+  },
+} as const;
+
+export const kafkaSchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  properties: {
+    brokers: { type: 'array', items: { type: 'string', minLength: 1 }, default: ['127.0.0.1:9092'] },
+    client_id: { type: 'string', default: 'warden' },
+    topic_prefix: { type: 'string', default: 'warden.' },
+    buffer_size: { type: 'integer', minimum: 1, default: 10000, description: 'Events kept while Kafka is unreachable.' },
+    ssl: { type: 'boolean', default: false },
+    sasl: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['mechanism', 'username', 'password'],
+      properties: {
+        mechanism: { enum: ['plain', 'scram-sha-256', 'scram-sha-512'] },
+        username: { type: 'string' },
+        password: { type: 'string' },
+      },
+    },
+  },
+} as const;
+
+export const wsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  properties: {
+    max_connections: { type: 'integer', minimum: 1, default: 10000 },
+    max_buffered_bytes: { type: 'integer', minimum: 1024, default: 1048576 },
+    heartbeat_ms: { type: 'integer', minimum: 100, default: 30000 },
+    max_message_bytes: { type: 'integer', minimum: 64, default: 65536 },
+  },
+} as const;

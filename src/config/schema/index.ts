@@ -1,0 +1,31 @@
+import { authSchema } from './auth.js';
+import { eventsSchema, kafkaSchema, wsSchema } from './events.js';
+import { limitsSchema } from './limits.js';
+import { healthChecksSchema, pricingSchema, providersSchema, spendSchema } from './providers.js';
+import { scanningSchema } from './scanning.js';
+import { securitySchema } from './security.js';
+import { serverSchema } from './server.js';
+import { redisSchema, storageSchema } from './storage.js';
+
+/** The whole warden.yaml, one section per concern. Unknown keys anywhere are errors. */
+export const configSchema = {
+  $id: 'https://warden.dev/schemas/config.json',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    server: serverSchema,
+    auth: authSchema,
+    security: securitySchema,
+    limits: limitsSchema,
+    redis: redisSchema,
+    storage: storageSchema,
+    scanning: scanningSchema,
+    events: eventsSchema,
+    kafka: kafkaSchema,
+    ws: wsSchema,
+    providers: providersSchema,
+    pricing: pricingSchema,
+    spend: spendSchema,
+    health_checks: healthChecksSchema,
+  },
+} as const;

@@ -1,0 +1,13 @@
+export const scanningSchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  properties: {
+    workers: { type: 'integer', minimum: 0, maximum: 256, default: 0, description: 'Scan worker threads; 0 = one per core.' },
+    rules_dir: { type: 'string', description: 'Directory of rule files; default: the rules/ shipped with Warden.' },
+    watch_rules: { type: 'boolean', default: true, description: 'Reload rules when a file changes.' },
+    enabled_plugins: { type: 'array', items: { type: 'string' }, description: 'Detector plugins to run; default all.' },
+    plugin_dirs: { type: 'array', items: { type: 'string' }, default: [], description: 'Extra directories of detector plugins.' },
+    plugins: { type: 'object', default: {}, additionalProperties: { type: 'object' }, description: 'Per-plugin config, by plugin name.' },
+  },
+} as const;

@@ -1,0 +1,18 @@
+const severity = { enum: ['low', 'medium', 'high', 'critical'] } as const;
+
+export const securitySchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  properties: {
+    rate_limit: { type: 'integer', minimum: 1, maximum: 1000000, default: 60, description: 'Requests per minute per credential.' },
+    rate_limit_fail_mode: { enum: ['open', 'closed'], default: 'open', description: 'What rate limiting does when Redis is unreachable.' },
+    mode: { enum: ['enforce', 'monitor'], default: 'enforce', description: 'monitor scans and records everything and blocks nothing.' },
+    block_severity: { ...severity, default: 'high', description: 'Lowest severity that blocks.' },
+    fail_mode: { enum: ['closed', 'open'], default: 'closed', description: 'What a detector error or scan time-out does.' },
+    scan_timeout_ms: { type: 'integer', minimum: 1, maximum: 60000, default: 2000 },
+    block_response: { enum: ['error', 'refusal'], default: 'error', description: 'Blocked chat request: 400 security_violation, or a refusal completion.' },
+    stream_mode: { enum: ['buffer', 'incremental'], default: 'incremental', description: 'How streamed model output is scanned before release.' },
+    canary: { type: 'boolean', default: false, description: 'Plant a canary token in the system prompt and block outputs that leak it.' },
+  },
+} as const;

@@ -1,0 +1,89 @@
+import type { Severity } from '../scanning/types.js';
+
+export type Role = 'admin' | 'analyst' | 'service';
+export const ROLES: readonly Role[] = ['admin', 'analyst', 'service'];
+
+export interface ProviderConfig {
+  name: string;
+  type: 'openai' | 'azure_openai' | 'anthropic';
+  base_url: string;
+  api_key?: string;
+  api_version?: string;
+  deployments?: Record<string, string>;
+  models: string[];
+  priority: number;
+  timeout_ms: number;
+  max_retries: number;
+  headers?: Record<string, string>;
+}
+
+export interface SpendThreshold {
+  scope: 'global' | 'key' | 'provider';
+  scope_id?: string;
+  period: 'day' | 'month';
+  usd: number;
+}
+
+/** warden.yaml after defaults, environment overrides and `env:` secrets are applied. */
+export interface WardenConfig {
+  server: {
+    host: string;
+    port: number;
+    trust_proxy: boolean;
+    secure_cookies: boolean;
+    shutdown_timeout_ms: number;
+    instance_id?: string;
+  };
+  auth: {
+    jwt: {
+      algorithm: 'HS256' | 'RS256';
+      secret?: string;
+      public_key?: string;
+      private_key?: string;
+      jwks_url?: string;
+      issuer: string;
+      audience: string;
+      ttl_seconds: number;
+      clock_tolerance_seconds: number;
+    };
+    users: { username: string; password_hash: string; role: Role }[];
+    bootstrap_key?: string;
+    login: { max_attempts: number; window_seconds: number };
+  };
+  security: {
+    rate_limit: number;
+    rate_limit_fail_mode: 'open' | 'closed';
+    mode: 'enforce' | 'monitor';
+    block_severity: Severity;
+    fail_mode: 'closed' | 'open';
+    scan_timeout_ms: number;
+    block_response: 'error' | 'refusal';
+    stream_mode: 'buffer' | 'incremental';
+    canary: boolean;
+  };
+  limits: { max_body_bytes: number; batch_max_items: number; max_json_depth: number };
+  redis: { url?: string; key_prefix: string };
+  storage: { store_input: 'excerpt' | 'full' | 'none'; excerpt_chars: number; max_scans: number; retention_days: number };
+  scanning: {
+    workers: number;
+    rules_dir?: string;
+    watch_rules: boolean;
+    enabled_plugins?: string[];
+    plugin_dirs: string[];
+    plugins: Record<string, Record<string, unknown>>;
+  };
+  events: { transport: 'memory' | 'kafka' };
+  kafka: {
+    brokers: string[];
+    client_id: string;
+    topic_prefix: string;
+    buffer_size: number;
+    ssl: boolean;
+    sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string };
+  };
+  ws: { max_connections: number; max_buffered_bytes: number; heartbeat_ms: number; max_message_bytes: number };
+  providers: ProviderConfig[];
+  pricing: Record<string, { input: number; output: number }>;
+  spend: { thresholds: SpendThreshold[] };
+  health_checks: { interval_ms: number; timeout_ms: number; degraded_latency_ms: number };
+}

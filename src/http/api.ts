@@ -1,0 +1,123 @@
+import Router from '@koa/router';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { Role } from '../config/types.js';
+import { badRequest } from './errors.js';
+import { requireRole } from './middleware/auth.js';
+import type { WardenContext } from './state.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface ResponseSpec {
+  description: string;
+  schema?: JsonSchema;
+  /** Default application/json. */
+  contentType?: string;
+}
+
+/**
+ * One REST operation. The same `body` and `query` schemas validate requests at run time and
+ * describe them in /openapi.json, so the documentation cannot drift from the code.
+ */
+export interface Operation {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** Koa style: /v1/scans/:scan_id */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  /** true: authenticated and rate limited (every /v1 route but login/logout). */
+  auth: boolean;
+  roles?: Role[];
+  body?: JsonSchema;
+  /** An object schema whose properties are the query parameters. */
+  query?: JsonSchema;
+  responses: Record<string, ResponseSpec>;
+  /** Leave out of /openapi.json (the dashboard's static files). */
+  hidden?: boolean;
+}
+
+export type Handler = (ctx: WardenContext) => unknown | Promise<unknown>;
+
+export class Api {
+  readonly router = new Router();
+  readonly operations: Operation[] = [];
+  private readonly bodyAjv = new Ajv({ allErrors: false, strict: false, useDefaults: true });
+  private readonly queryAjv = new Ajv({ allErrors: false, strict: false, useDefaults: true, coerceTypes: 'array' });
+  /** Shared component schemas (referenced as #/components/schemas/Name). */
+  readonly components: Record<string, JsonSchema> = {};
+
+  constructor() {
+    addFormats(this.bodyAjv);
+    addFormats(this.queryAjv);
+  }
+
+  /** Registers a schema both validators and the OpenAPI document can reference by name. */
+  component(name: string, schema: JsonSchema): { $ref: string } {
+    this.components[name] = schema;
+    const withId = { ...schema, $id: `#/components/schemas/${name}` };
+    this.bodyAjv.addSchema(withId, `#/components/schemas/${name}`);
+    this.queryAjv.addSchema(withId, `#/components/schemas/${name}`);
+    return { $ref: `#/components/schemas/${name}` };
+  }
+
+  add(op: Operation, handler: Handler): void {
+    this.operations.push(op);
+    const validateBody = op.body ? this.bodyAjv.compile(op.body) : null;
+    const validateQuery = op.query ? this.queryAjv.compile(op.query) : null;
+    const stack = [
+      ...(op.roles ? [requireRole(...op.roles)] : []),
+      async (ctx: WardenContext) => {
+        if (validateQuery) {
+          const query = { ...ctx.query } as Record<string, unknown>;
+          check(validateQuery, query, 'query');
+          ctx.state.query = query;
+        }
+        if (validateBody) {
+          if (ctx.state.body === undefined) throw badRequest('A JSON request body is required.', undefined, 'missing_body');
+          check(validateBody, ctx.state.body, 'body');
+        }
+        await handler(ctx);
+      },
+    ];
+    (this.router[op.method] as (path: string, ...mw: unknown[]) => Router).call(this.router, op.path, ...stack);
+  }
+
+  /** /v1 paths that need no credential (login, logout). */
+  publicPaths(): Set<string> {
+    return new Set(this.operations.filter((o) => !o.auth && o.path.startsWith('/v1/')).map((o) => o.path));
+  }
+}
+
+function check(validate: ValidateFunction, value: unknown, where: 'body' | 'query'): void {
+  if (validate(value)) return;
+  const error = validate.errors![0]!;
+  const field = fieldOf(error, where);
+  throw badRequest(`${field}: ${explain(error)}.`, field, where === 'body' ? 'invalid_body' : 'invalid_query');
+}
+
+function fieldOf(error: ErrorObject, where: string): string {
+  const segments = error.instancePath.split('/').slice(1);
+  if (error.keyword === 'required') segments.push((error.params as { missingProperty: string }).missingProperty);
+  if (error.keyword === 'additionalProperties') segments.push((error.params as { additionalProperty: string }).additionalProperty);
+  const path = segments.reduce((acc, s) => (/^\d+$/.test(s) ? `${acc}[${s}]` : acc ? `${acc}.${s}` : s), '');
+  return path || where;
+}
+
+function explain(error: ErrorObject): string {
+  switch (error.keyword) {
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return 'is not a known field';
+    case 'enum':
+      return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'type':
+      return `must be of type ${(error.params as { type: string }).type}`;
+    default:
+      return error.message ?? 'is invalid';
+  }
+}

@@ -1,0 +1,50 @@
+import Koa from 'koa';
+import type { Logger } from '../log.js';
+import type { Services } from '../services.js';
+import type { Api } from './api.js';
+import { ApiError } from './errors.js';
+import { authenticate } from './middleware/auth.js';
+import { jsonBody } from './middleware/body.js';
+import { errorsAndMetrics } from './middleware/errors.js';
+import { rateLimit } from './middleware/rate-limit.js';
+import { requestId } from './middleware/request-id.js';
+import type { WardenContext, WardenState } from './state.js';
+
+/**
+ * The HTTP pipeline, one stage per concern, in the order data flows:
+ * request id → errors/metrics → JSON body → authentication → rate limit → routes.
+ * Every /v1 path but login/logout passes authentication and the rate limit, including paths
+ * that do not exist (a caller without a credential learns nothing about routes).
+ */
+export function createApp(services: Services, api: Api, log: Logger): Koa<WardenState> {
+  const config = services.config();
+  const app = new Koa<WardenState>({ proxy: config.server.trust_proxy });
+  app.silent = true;
+  const publicV1 = api.publicPaths();
+  const auth = authenticate({ jwt: services.jwt, keys: services.keys, metrics: services.httpMetrics });
+  const limit = rateLimit({
+    store: services.limiter,
+    metrics: services.httpMetrics,
+    health: services.rateLimitHealth,
+    settings: () => ({ limit: services.config().security.rate_limit, failMode: services.config().security.rate_limit_fail_mode }),
+  });
+
+  app.use(requestId());
+  app.use(errorsAndMetrics(services.httpMetrics, log));
+  app.use(async (ctx, next) => {
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    await next();
+    if (ctx.status === 405 && ctx.body === undefined) {
+      throw new ApiError(405, 'invalid_request_error', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}.`, { code: 'method_not_allowed' });
+    }
+  });
+  app.use(jsonBody(() => ({ maxBytes: services.config().limits.max_body_bytes, maxDepth: services.config().limits.max_json_depth })));
+  app.use(async (ctx, next) => {
+    const c = ctx as WardenContext;
+    if (ctx.path.startsWith('/v1/') && !publicV1.has(ctx.path)) return auth(c, () => limit(c, next));
+    return next();
+  });
+  app.use(api.router.routes());
+  app.use(api.router.allowedMethods());
+  return app;
+}

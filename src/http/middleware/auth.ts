@@ -1,0 +1,101 @@
+import type { ApiKeyStore } from '../../auth/api-keys.js';
+import { InvalidTokenError, type JwtService } from '../../auth/jwt.js';
+import type { Principal } from '../../auth/principal.js';
+import type { Role } from '../../config/types.js';
+import type { HttpMetrics } from '../../metrics/registry.js';
+import { forbidden, unauthorized } from '../errors.js';
+import type { Middleware, WardenContext } from '../state.js';
+
+export const SESSION_COOKIE = 'svc_access_token';
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * Stage 4: exactly one credential decides. Authorization: Bearer <JWT> first, then
+ * X-API-Key: svc_..., then the svc_access_token cookie. A credential that is present but
+ * bad is a 401; it never falls through to another one.
+ */
+export function authenticate(deps: { jwt: JwtService; keys: ApiKeyStore; metrics: HttpMetrics }): Middleware {
+  const lastTouched = new Map<string, number>();
+  return async (ctx, next) => {
+    ctx.state.principal = await identify(ctx, deps, lastTouched);
+    await next();
+  };
+}
+
+async function identify(
+  ctx: WardenContext,
+  { jwt, keys, metrics }: { jwt: JwtService; keys: ApiKeyStore; metrics: HttpMetrics },
+  lastTouched: Map<string, number>,
+): Promise<Principal> {
+  const fail = (reason: string, message?: string) => {
+    metrics.authFailures.inc({ reason });
+    return unauthorized(message);
+  };
+  const authorization = ctx.get('authorization');
+  const apiKey = ctx.get('x-api-key');
+  const cookie = ctx.cookies.get(SESSION_COOKIE);
+
+  if (authorization) {
+    const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+    if (!match) throw fail('malformed_authorization', 'The Authorization header must be "Bearer <JWT>".');
+    return fromToken(match[1]!, 'jwt', jwt, fail);
+  }
+  if (apiKey) {
+    if (!apiKey.startsWith('svc_')) throw fail('key_prefix', 'API keys start with "svc_".');
+    const found = await keys.lookup(apiKey);
+    if (!found.ok) {
+      throw fail(`key_${found.reason}`, found.reason === 'revoked' ? 'This API key has been revoked.' : found.reason === 'expired' ? 'This API key has expired.' : 'Unknown API key.');
+    }
+    const now = Date.now();
+    if ((lastTouched.get(found.key.id) ?? 0) < now - TOUCH_EVERY_MS) {
+      lastTouched.set(found.key.id, now);
+      void keys.touch(found.key.id, new Date(now)).catch(() => undefined);
+    }
+    return { method: 'api_key', subject: found.key.id, keyId: found.key.id, role: found.key.role, rateLimit: found.key.rate_limit ?? undefined };
+  }
+  if (cookie) {
+    const principal = await fromToken(cookie, 'cookie', jwt, fail);
+    if (UNSAFE.has(ctx.method)) checkSameOrigin(ctx);
+    return principal;
+  }
+  throw fail('missing');
+}
+
+async function fromToken(token: string, method: 'jwt' | 'cookie', jwt: JwtService, fail: (r: string, m?: string) => Error): Promise<Principal> {
+  try {
+    const verified = await jwt.verify(token);
+    return { method, subject: verified.subject, role: verified.role, expiresAt: verified.expiresAt };
+  } catch (err) {
+    if (err instanceof InvalidTokenError) throw fail(`jwt_${err.reason.split(' ')[0]}`, err.reason === 'expired' ? 'The token has expired; log in again.' : 'The token is not valid.');
+    throw err;
+  }
+}
+
+/** Cookie-authenticated writes must come from our own origin: no CSRF. */
+function checkSameOrigin(ctx: WardenContext): void {
+  const origin = ctx.get('origin') || refererOrigin(ctx.get('referer'));
+  const expected = `${ctx.protocol}://${ctx.host}`;
+  if (!origin || origin !== expected) {
+    throw forbidden(`Cookie-authenticated ${ctx.method} requests must come from ${expected} (Origin was ${origin || 'missing'}).`);
+  }
+}
+
+function refererOrigin(referer: string): string {
+  try {
+    return referer ? new URL(referer).origin : '';
+  } catch {
+    return '';
+  }
+}
+
+/** Route guard: the caller's role must be one of `roles`. */
+export function requireRole(...roles: Role[]): Middleware {
+  return async (ctx, next) => {
+    const role = ctx.state.principal?.role;
+    if (!role || !roles.includes(role)) {
+      throw forbidden(`This operation needs the ${roles.join(' or ')} role; the credential has the ${role ?? 'no'} role.`);
+    }
+    await next();
+  };
+}

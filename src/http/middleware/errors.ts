@@ -1,0 +1,46 @@
+import { ApiError, notFound } from '../errors.js';
+import type { HttpMetrics } from '../../metrics/registry.js';
+import type { Logger } from '../../log.js';
+import type { Middleware, WardenContext } from '../state.js';
+
+/**
+ * Stage 2: turns every failure into OpenAI's error shape, answers unknown paths with 404,
+ * and observes request count and latency by route template. A 500 says nothing of internals;
+ * the log has the stack, keyed by request id.
+ */
+export function errorsAndMetrics(metrics: HttpMetrics, log: Logger): Middleware {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw notFound(`No route for ${ctx.method} ${ctx.path}.`);
+    } catch (err) {
+      const apiError = toApiError(err, ctx, log);
+      ctx.status = apiError.status;
+      for (const [name, value] of Object.entries(apiError.headers)) ctx.set(name, value);
+      ctx.body = apiError.body(ctx.state.requestId);
+    } finally {
+      const route = routeLabel(ctx);
+      const labels = { method: ctx.method, route, status: String(ctx.status) };
+      metrics.requests.inc(labels);
+      metrics.duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  };
+}
+
+function toApiError(err: unknown, ctx: WardenContext, log: Logger): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = err as { status?: number; statusCode?: number; expose?: boolean; type?: string; message?: string };
+  const status = e.status ?? e.statusCode;
+  // Errors from raw-body and friends carry a status and are meant to be shown.
+  if (status === 413) return new ApiError(413, 'request_too_large', 'The request body is larger than the limit.', { code: 'request_too_large' });
+  if (status && status >= 400 && status < 500 && e.expose) return new ApiError(status, 'invalid_request_error', e.message ?? 'Bad request.');
+  log.error({ err, request_id: ctx.state.requestId, path: ctx.path }, 'unhandled error');
+  return new ApiError(500, 'api_error', 'Internal error. Quote the request id when reporting it.', { code: 'internal_error' });
+}
+
+function routeLabel(ctx: WardenContext): string {
+  const matched = (ctx as unknown as { _matchedRoute?: string | RegExp })._matchedRoute;
+  if (typeof matched === 'string') return matched;
+  return ctx.status === 404 ? 'unmatched' : ctx.path.startsWith('/dashboard') ? '/dashboard' : 'other';
+}

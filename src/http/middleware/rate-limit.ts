@@ -1,0 +1,72 @@
+import { callerId } from '../../auth/principal.js';
+import type { HttpMetrics } from '../../metrics/registry.js';
+import type { RateLimitDecision, RateLimitStore } from '../../ratelimit/types.js';
+import { log } from '../../log.js';
+import { ApiError } from '../errors.js';
+import type { Middleware, WardenContext } from '../state.js';
+
+const MINUTE = 60_000;
+
+export interface RateLimitHealth {
+  backend: 'memory' | 'redis';
+  healthy: boolean;
+  fail_mode: 'open' | 'closed';
+  last_error: string | null;
+}
+
+/**
+ * Stage 5: per credential (API key id or JWT subject), `security.rate_limit` per minute unless
+ * the key carries its own. Every response carries RateLimit-Limit/Remaining/Reset; a refusal is
+ * 429 with Retry-After. When the store fails, `security.rate_limit_fail_mode` decides.
+ */
+export function rateLimit(deps: {
+  store: RateLimitStore;
+  metrics: HttpMetrics;
+  settings: () => { limit: number; failMode: 'open' | 'closed' };
+  health: RateLimitHealth;
+}): Middleware {
+  return async (ctx, next) => {
+    const principal = ctx.state.principal!;
+    const { limit: defaultLimit, failMode } = deps.settings();
+    const limit = principal.rateLimit ?? defaultLimit;
+    let decision: RateLimitDecision;
+    try {
+      decision = await deps.store.consume(`rl:${callerId(principal)}`, limit, MINUTE);
+      deps.health.healthy = true;
+    } catch (err) {
+      deps.metrics.rateLimitBackendErrors.inc({ fail_mode: failMode });
+      deps.health.healthy = false;
+      deps.health.last_error = (err as Error).message;
+      log.warn({ err: (err as Error).message, fail_mode: failMode }, 'rate limit backend unavailable');
+      if (failMode === 'closed') {
+        throw new ApiError(503, 'api_error', 'Rate limiting is unavailable and security.rate_limit_fail_mode is closed; try again shortly.', {
+          code: 'rate_limiter_unavailable',
+          headers: { 'Retry-After': '1' },
+        });
+      }
+      decision = { allowed: true, limit, remaining: limit, resetMs: MINUTE };
+    }
+    setHeaders(ctx, decision);
+    if (!decision.allowed) {
+      deps.metrics.rateLimited.inc({ scope: 'api' });
+      const retryAfter = String(Math.max(1, Math.ceil(decision.resetMs / 1000)));
+      throw new ApiError(429, 'rate_limit_error', `Rate limit of ${limit} requests per minute exceeded; retry in ${retryAfter} s.`, {
+        code: 'rate_limit_exceeded',
+        headers: { 'Retry-After': retryAfter, ...headersOf(decision) },
+      });
+    }
+    await next();
+  };
+}
+
+function headersOf(d: RateLimitDecision): Record<string, string> {
+  return {
+    'RateLimit-Limit': String(d.limit),
+    'RateLimit-Remaining': String(d.remaining),
+    'RateLimit-Reset': String(Math.max(0, Math.ceil(d.resetMs / 1000))),
+  };
+}
+
+function setHeaders(ctx: WardenContext, d: RateLimitDecision): void {
+  for (const [k, v] of Object.entries(headersOf(d))) ctx.set(k, v);
+}

@@ -1,0 +1,15 @@
+import type { ParameterizedContext, Next } from 'koa';
+import type { Principal } from '../auth/principal.js';
+
+/** What the middleware stages leave on ctx.state for the ones after them. */
+export interface WardenState {
+  requestId: string;
+  principal?: Principal;
+  /** The parsed JSON body, set by the body stage. */
+  body?: unknown;
+  /** Validated query (coerced to schema types), set by the operation wrapper. */
+  query?: Record<string, unknown>;
+}
+
+export type WardenContext = ParameterizedContext<WardenState> & { params: Record<string, string> };
+export type Middleware = (ctx: WardenContext, next: Next) => Promise<void>;

@@ -1,0 +1,192 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
+import { MemoryApiKeyStore, RedisApiKeyStore, type ApiKeyStore } from './auth/api-keys.js';
+import { createJwtService } from './auth/jwt.js';
+import { ConfigError, loadConfig } from './config/load.js';
+import type { WardenConfig } from './config/types.js';
+import { Api } from './http/api.js';
+import { createApp } from './http/app.js';
+import type { RateLimitHealth } from './http/middleware/rate-limit.js';
+import { registerAuthRoutes } from './http/routes/auth.js';
+import { registerDocsRoutes } from './http/routes/docs.js';
+import { registerKeyRoutes } from './http/routes/keys.js';
+import { registerPendingRoutes } from './http/routes/pending.js';
+import { errorSchema } from './http/routes/schemas.js';
+import { registerSystemRoutes } from './http/routes/system.js';
+import { log as rootLog, type Logger } from './log.js';
+import { createHttpMetrics, createRegistry } from './metrics/registry.js';
+import { MemoryRateLimitStore } from './ratelimit/memory.js';
+import { RedisRateLimitStore } from './ratelimit/redis.js';
+import type { RateLimitStore } from './ratelimit/types.js';
+import type { Services } from './services.js';
+import { newId } from './util/ids.js';
+import { VERSION } from './version.js';
+
+export interface StartOptions {
+  config: WardenConfig;
+  /** The file the config came from (reloaded on SIGHUP), or null for embedded defaults. */
+  configPath: string | null;
+  log?: Logger;
+  /** Install SIGHUP/SIGTERM/SIGINT handlers (the CLI does; tests that embed a server don't). */
+  handleSignals?: boolean;
+  /** Where the one-time bootstrap key notice goes (stdout by default). */
+  announce?: (line: string) => void;
+}
+
+/** Lifecycle hooks subsystems register while being wired. */
+export interface Lifecycle {
+  /** Called after a reload was validated and applied. */
+  onReload(fn: (config: WardenConfig) => void | Promise<void>): void;
+  /** Called on shutdown after the listener stopped accepting, before connections are cut. */
+  onShutdown(fn: () => void | Promise<void>): void;
+  /** Called once the listener is up. */
+  onReady(fn: (server: Server) => void | Promise<void>): void;
+}
+
+export interface RunningServer {
+  readonly url: string;
+  readonly port: number;
+  readonly services: Services;
+  readonly http: Server;
+  /** Re-reads the config file; a file that fails validation keeps the running config. */
+  reload(): Promise<{ ok: true } | { ok: false; error: string }>;
+  close(): Promise<void>;
+}
+
+export async function startServer(opts: StartOptions): Promise<RunningServer> {
+  const log = opts.log ?? rootLog;
+  let config = opts.config;
+  const instanceId = config.server.instance_id ?? newId('ins');
+  const registry = createRegistry({ instance_id: instanceId });
+  const httpMetrics = createHttpMetrics(registry);
+  const redis = config.redis.url ? await connectRedis(config.redis.url, log) : null;
+  const prefix = config.redis.key_prefix;
+
+  const keys: ApiKeyStore = redis ? new RedisApiKeyStore(redis, prefix) : new MemoryApiKeyStore();
+  const limiter: RateLimitStore = redis ? new RedisRateLimitStore(redis, prefix) : new MemoryRateLimitStore();
+  const rateLimitHealth: RateLimitHealth = { backend: limiter.backend, healthy: true, fail_mode: config.security.rate_limit_fail_mode, last_error: null };
+
+  const hooks = { reload: [] as ((c: WardenConfig) => void | Promise<void>)[], shutdown: [] as (() => void | Promise<void>)[], ready: [] as ((s: Server) => void | Promise<void>)[] };
+  const lifecycle: Lifecycle = {
+    onReload: (fn) => hooks.reload.push(fn),
+    onShutdown: (fn) => hooks.shutdown.push(fn),
+    onReady: (fn) => hooks.ready.push(fn),
+  };
+
+  const services: Services = {
+    version: VERSION,
+    instanceId,
+    startedAt: new Date(),
+    config: () => config,
+    registry,
+    httpMetrics,
+    redis,
+    jwt: await createJwtService(config.auth.jwt),
+    keys,
+    limiter,
+    rateLimitHealth,
+    loginLimiter: limiter,
+    statusSections: new Map(),
+  };
+
+  await ensureBootstrapKey(services, config, opts.announce ?? ((line) => process.stdout.write(line + '\n')));
+
+  const api = new Api();
+  api.component('Error', errorSchema);
+  registerSystemRoutes(api, services, { providers: async () => [] });
+  registerAuthRoutes(api, services);
+  registerKeyRoutes(api, services);
+  registerPendingRoutes(api);
+  registerDocsRoutes(api, VERSION);
+
+  const app = createApp(services, api, log);
+  const http = createServer(app.callback());
+  http.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(config.server.port, config.server.host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (http.address() as AddressInfo).port;
+  const url = `http://${config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host}:${port}`;
+  for (const fn of hooks.ready) await fn(http);
+  log.info({ url, instance_id: instanceId, version: VERSION, redis: Boolean(redis) }, 'warden ready');
+
+  const reload = async (): Promise<{ ok: true } | { ok: false; error: string }> => {
+    if (!opts.configPath) return { ok: false, error: 'running on embedded defaults: there is no configuration file to reload' };
+    try {
+      const next = loadConfig({ path: opts.configPath }).config;
+      config = next;
+      rateLimitHealth.fail_mode = next.security.rate_limit_fail_mode;
+      for (const fn of hooks.reload) await fn(next);
+      log.info({ path: opts.configPath }, 'configuration reloaded');
+      return { ok: true };
+    } catch (err) {
+      const message = err instanceof ConfigError ? err.message : (err as Error).message;
+      log.error({ path: opts.configPath, error: message }, 'configuration reload failed; keeping the running configuration');
+      return { ok: false, error: message };
+    }
+  };
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      log.info('shutting down: no new connections, finishing in-flight requests');
+      const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeIdleConnections();
+      for (const fn of hooks.shutdown) await Promise.resolve(fn()).catch((err) => log.warn({ err }, 'shutdown hook failed'));
+      const timer = setTimeout(() => http.closeAllConnections(), config.server.shutdown_timeout_ms);
+      await stopped;
+      clearTimeout(timer);
+      await limiter.close();
+      if (redis) await redis.quit().catch(() => redis.disconnect());
+    })());
+
+  if (opts.handleSignals) {
+    process.on('SIGHUP', () => void reload());
+    const stop = () => void close().then(() => process.exit(0));
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  }
+
+  return { url, port, services, http, reload, close };
+}
+
+/**
+ * Commands fail at once while Redis is unreachable (no offline queue), so the rate limiter's
+ * fail mode applies immediately instead of requests hanging; ioredis keeps reconnecting.
+ */
+async function connectRedis(url: string, log: Logger): Promise<Redis> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    commandTimeout: 1000,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+  });
+  redis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis error'));
+  try {
+    await redis.connect();
+  } catch (err) {
+    log.error({ err: (err as Error).message, url: url.replace(/\/\/[^@]*@/, '//***@') }, 'redis unreachable at start; retrying in the background');
+  }
+  return redis;
+}
+
+async function ensureBootstrapKey(services: Services, config: WardenConfig, announce: (line: string) => void): Promise<void> {
+  const given = config.auth.bootstrap_key ?? process.env.WARDEN_BOOTSTRAP_KEY;
+  if (given !== undefined && !/^svc_[A-Za-z0-9_-]{20,}$/.test(given)) {
+    throw new ConfigError('WARDEN_BOOTSTRAP_KEY', [`WARDEN_BOOTSTRAP_KEY: expected "svc_" followed by at least 20 characters of [A-Za-z0-9_-]`]);
+  }
+  if (given) {
+    await services.keys.create({ name: 'bootstrap', role: 'admin' }, given);
+    return;
+  }
+  if ((await services.keys.list().catch(() => [])).some((k) => k.role === 'admin' && !k.revoked_at)) return;
+  const { secret } = await services.keys.create({ name: 'bootstrap', role: 'admin' });
+  announce(`Bootstrap admin API key (shown once, store it now): ${secret}`);
+}
