@@ -1,0 +1,110 @@
+import { UpstreamError, sanitiseUpstreamMessage, upstreamBadResponse } from './errors.js';
+import { Transport } from './transport.js';
+import type { ChatCompletion, ChatCompletionChunk, ChatRequest, ProbeResult, ProviderAdapter, ProviderConfig } from './types.js';
+
+/**
+ * OpenAI's wire format, spoken by OpenAI itself, vLLM, Ollama, LM Studio, LiteLLM and Azure
+ * OpenAI (which differs only in its URL shape and `api-key` header).
+ */
+export class OpenAIAdapter implements ProviderAdapter {
+  private readonly transport: Transport;
+  private readonly base: string;
+
+  constructor(readonly config: ProviderConfig) {
+    this.transport = new Transport(config);
+    this.base = config.base_url.replace(/\/+$/, '');
+  }
+
+  private headers(): Record<string, string> {
+    const h: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...(this.config.headers ?? {}) };
+    if (this.config.api_key) {
+      if (this.config.type === 'azure_openai') h['api-key'] = this.config.api_key;
+      else h.authorization = `Bearer ${this.config.api_key}`;
+    }
+    return h;
+  }
+
+  private chatUrl(model: string): string {
+    if (this.config.type === 'azure_openai') {
+      const deployment = this.config.deployments?.[model] ?? model;
+      return `${this.base}/openai/deployments/${encodeURIComponent(deployment)}/chat/completions?api-version=${encodeURIComponent(this.apiVersion())}`;
+    }
+    return `${this.base}/chat/completions`;
+  }
+
+  private apiVersion(): string {
+    return this.config.api_version ?? '2024-10-21';
+  }
+
+  async complete(req: ChatRequest, signal: AbortSignal): Promise<ChatCompletion> {
+    const body = { ...req, stream: false };
+    delete (body as Partial<ChatRequest>).stream_options;
+    const out = await this.transport.json<ChatCompletion>({
+      method: 'POST',
+      url: this.chatUrl(req.model),
+      headers: this.headers(),
+      body: JSON.stringify(body),
+      signal,
+      streaming: false,
+    });
+    if (!out || typeof out !== 'object' || !Array.isArray(out.choices)) {
+      throw upstreamBadResponse(this.config.name, 'no choices in the completion');
+    }
+    return out;
+  }
+
+  async stream(req: ChatRequest, signal: AbortSignal): Promise<AsyncIterable<ChatCompletionChunk>> {
+    // Always ask for usage: spend accounting needs it; the proxy strips it if the client didn't ask.
+    const body = { ...req, stream: true, stream_options: { ...(req.stream_options ?? {}), include_usage: true } };
+    const res = await this.transport.open({
+      method: 'POST',
+      url: this.chatUrl(req.model),
+      headers: { ...this.headers(), accept: 'text/event-stream' },
+      body: JSON.stringify(body),
+      signal,
+      streaming: true,
+    });
+    return this.chunks(res);
+  }
+
+  private async *chunks(res: Awaited<ReturnType<Transport['open']>>): AsyncGenerator<ChatCompletionChunk> {
+    const name = this.config.name;
+    let finished = false;
+    for await (const ev of this.transport.sse(res)) {
+      if (ev.data === '[DONE]') return;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(ev.data);
+      } catch {
+        throw upstreamBadResponse(name, 'a stream event is not valid JSON');
+      }
+      const obj = parsed as { error?: { message?: string }; choices?: unknown };
+      if (obj && typeof obj === 'object' && obj.error) {
+        const msg = sanitiseUpstreamMessage(String(obj.error.message ?? 'error'), [this.config.api_key]);
+        throw new UpstreamError(name, 'bad_response', 502, 'upstream_error', `Provider "${name}" failed mid-stream: ${msg}`, { code: 'upstream_failed' });
+      }
+      if (!obj || typeof obj !== 'object' || !Array.isArray(obj.choices)) {
+        throw upstreamBadResponse(name, 'a stream event is not a chat.completion.chunk');
+      }
+      const chunk = parsed as ChatCompletionChunk;
+      if (chunk.choices.some((c) => c.finish_reason)) finished = true;
+      yield chunk;
+    }
+    // No [DONE]: acceptable only if every choice already finished (some servers omit it).
+    if (!finished) throw upstreamBadResponse(name, 'the stream ended before the completion finished');
+  }
+
+  async probe(signal: AbortSignal): Promise<ProbeResult> {
+    const started = performance.now();
+    const url = this.config.type === 'azure_openai'
+      ? `${this.base}/openai/models?api-version=${encodeURIComponent(this.apiVersion())}`
+      : `${this.base}/models`;
+    const out = await this.transport.json<{ data?: { id?: unknown }[] }>({ method: 'GET', url, headers: this.headers(), signal, streaming: false });
+    const models = Array.isArray(out?.data) ? out.data.map((m) => String(m?.id ?? '')).filter(Boolean) : [];
+    return { latency_ms: Math.round(performance.now() - started), models };
+  }
+
+  async close(): Promise<void> {
+    await this.transport.close();
+  }
+}

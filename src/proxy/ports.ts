@@ -1,0 +1,47 @@
+import type { EventType } from '../events/types.js';
+import type { Target, Verdict } from '../scanning/types.js';
+
+/**
+ * What the proxy layers (providers, health, spend, chat) need from the rest of Warden, kept
+ * narrow so they can be tested alone and wired to whatever the composition root provides.
+ */
+
+/** The event bus as seen from here: `bus.emit(type, data, key)` stamps and publishes. */
+export interface EventSink {
+  emit(type: EventType, data: Record<string, unknown>, key: string): unknown;
+}
+
+export interface ScanContext {
+  requestId: string;
+  /** API key id or JWT subject. */
+  caller: string | null;
+  provider?: string;
+  model?: string;
+  /** `prompt`, `rag`, `output`: also the scan record's `source`. */
+  source: Target;
+}
+
+export interface ScanThreat {
+  threat_id: string;
+  attack_type: string;
+  severity: string;
+  confidence: number;
+  action_taken: string;
+  rule_id?: string;
+  detector?: string;
+  message?: string;
+}
+
+export interface ScanOutcome {
+  scan_id: string;
+  verdict: Verdict;
+  threats: ScanThreat[];
+}
+
+/**
+ * Scans a text, records the scan and raises threat_detected for each threat (the scan
+ * service does the recording and the events; the proxy only acts on the verdict).
+ */
+export interface ChatScanner {
+  scan(text: string, target: Target, ctx: ScanContext): Promise<ScanOutcome>;
+}
