@@ -1,0 +1,42 @@
+import { logLevel, type logCreator } from 'kafkajs';
+import type { Logger } from '../log.js';
+
+/**
+ * kafkajs logs every failed connection attempt as an ERROR and a lot of INFO chatter about
+ * group membership. The transport logs the state changes that matter itself, so kafkajs'
+ * ERROR/WARN become pino warn, INFO becomes debug, DEBUG becomes trace.
+ */
+export function kafkaLogCreator(logger: Logger): logCreator {
+  const child = logger.child({ component: 'kafkajs' });
+  return () => ({ level, log }) => {
+    const { message, timestamp: _ts, logger: _name, ...fields } = log as { message: string; timestamp?: string; logger?: string };
+    switch (level) {
+      case logLevel.ERROR:
+      case logLevel.WARN:
+        child.warn(fields, message);
+        break;
+      case logLevel.INFO:
+        child.debug(fields, message);
+        break;
+      default:
+        child.trace(fields, message);
+    }
+  };
+}
+
+/** Only ask kafkajs to produce what pino will print: debug formatting costs on every request. */
+export function kafkaLogLevel(logger: Logger): logLevel {
+  switch (logger.level) {
+    case 'trace':
+      return logLevel.DEBUG;
+    case 'debug':
+      return logLevel.INFO;
+    case 'silent':
+      return logLevel.NOTHING;
+    case 'fatal':
+    case 'error':
+      return logLevel.ERROR;
+    default:
+      return logLevel.WARN;
+  }
+}

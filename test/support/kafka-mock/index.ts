@@ -1,0 +1,88 @@
+/**
+ * Test harness for librdkafka's mock Kafka cluster (kafka-mock.c beside this file's source).
+ * Builds the launcher with gcc when the binary is missing or older than its source, starts it,
+ * reads the bootstrap address it prints, and stops it.
+ *
+ * The binary lives next to the C source (gitignored), not in dist/, so every build shares it.
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+
+const here = dirname(fileURLToPath(import.meta.url));
+// Compiled to dist/test/support/kafka-mock; the C source stays in test/support/kafka-mock.
+const repoRoot = resolve(here, here.includes(`${'/dist/'}`) ? '../../../..' : '../../..');
+const sourceDir = resolve(repoRoot, 'test/support/kafka-mock');
+const SOURCE = resolve(sourceDir, 'kafka-mock.c');
+const BINARY = resolve(sourceDir, 'kafka-mock');
+
+export interface KafkaMockOptions {
+  /** Topics to pre-create (the mock has no CreateTopics API). */
+  topics: string[];
+  /** Fixed base port so a restarted mock keeps its address. 0 / unset: ephemeral. */
+  port?: number;
+  brokers?: number;
+  partitions?: number;
+  /** Give up waiting for the address after this long. */
+  startTimeoutMs?: number;
+}
+
+export interface KafkaMock {
+  /** Bootstrap servers, e.g. ['127.0.0.1:39092']. */
+  brokers: string[];
+  /** Stops the cluster; everything it held is gone. */
+  stop(): Promise<void>;
+}
+
+/** Compiles the launcher if needed; throws with gcc's output when it cannot. */
+export function buildKafkaMock(): string {
+  const stale = !existsSync(BINARY) || statSync(BINARY).mtimeMs < statSync(SOURCE).mtimeMs;
+  if (stale) {
+    if (!existsSync('/usr/include/librdkafka/rdkafka_mock.h')) {
+      throw new Error('librdkafka-dev is not installed (apt-get install -y librdkafka-dev)');
+    }
+    execFileSync('gcc', ['-O1', '-Wall', '-o', BINARY, SOURCE, '-lrdkafka', '-ldl'], { stdio: 'pipe' });
+  }
+  return BINARY;
+}
+
+export async function startKafkaMock(options: KafkaMockOptions): Promise<KafkaMock> {
+  const binary = buildKafkaMock();
+  const args: string[] = [];
+  if (options.port) args.push('--port', String(options.port));
+  if (options.brokers) args.push('--brokers', String(options.brokers));
+  if (options.partitions) args.push('--partitions', String(options.partitions));
+  args.push(...options.topics);
+  // stdin is a pipe we hold open: if this process dies, the mock sees EOF and exits too.
+  const child: ChildProcess = spawn(binary, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+
+  const address = await new Promise<string>((resolveAddress, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`kafka-mock did not start within ${options.startTimeoutMs ?? 5000} ms: ${stderr}`));
+    }, options.startTimeoutMs ?? 5000);
+    const lines = createInterface({ input: child.stdout! });
+    lines.once('line', (line) => { clearTimeout(timer); resolveAddress(line.trim()); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`kafka-mock exited with ${code} before printing its address: ${stderr}`));
+    });
+  });
+
+  let exited = false;
+  const exitedPromise = new Promise<void>((res) => child.once('exit', () => { exited = true; res(); }));
+  return {
+    brokers: address.split(',').map((s) => s.trim()).filter(Boolean),
+    async stop() {
+      if (exited) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => { if (!exited) child.kill('SIGKILL'); }, 3000);
+      await exitedPromise;
+      clearTimeout(timer);
+    },
+  };
+}
