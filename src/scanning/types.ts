@@ -111,6 +111,9 @@ export interface Finding {
   ruleId: string;
   message: string;
   spans: Span[];
+  /** Who found it; the engine fills in the plugin name when absent. The rules plugin sets the
+   * rule file stem (e.g. 'prompt-injection') so threats name the rule family. */
+  detector?: string;
 }
 
 export interface DetectorMeta {
