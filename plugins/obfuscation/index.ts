@@ -1,0 +1,146 @@
+/**
+ * obfuscation: text built to look different to a human (or a naive filter) than to the model.
+ * It reads the normaliser's signals and re-checks the original where a signal alone would be
+ * ambiguous (emoji flags legitimately use tag characters, ZWJ joins emoji, ZWNJ is part of
+ * Persian and Indic spelling, RLM marks appear in Arabic text):
+ *  - Unicode tag characters outside emoji flag sequences (invisible ASCII "smuggling");
+ *  - bidi override/embedding/isolate controls (text that renders reversed);
+ *  - zero-width characters splitting Latin words, or long invisible runs;
+ *  - words mixing Latin with Cyrillic/Greek look-alikes;
+ *  - an attack that rule files only find AFTER normalisation or decoding (base64/hex/url/rot13,
+ *    leetspeak, spaced letters): the hiding is itself the finding.
+ */
+import type { DetectorPlugin, Finding, NormalisedInput, Span, TextView } from '../../src/scanning/types.js';
+
+const TAG_FIRST = 0xe0000;
+const TAG_LAST = 0xe007f;
+const CANCEL_TAG = 0xe007f;
+const BLACK_FLAG = 0x1f3f4;
+
+function isZeroWidth(cp: number): boolean {
+  return cp === 0x200b || cp === 0x200c || cp === 0x200d || cp === 0x2060 || cp === 0xfeff || cp === 0x180e || (cp >= 0x2061 && cp <= 0x2064);
+}
+function isBidiControl(cp: number): boolean {
+  return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+function isLatinLetter(cp: number): boolean {
+  return (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a);
+}
+function isConfusableScript(cp: number): boolean {
+  return (cp >= 0x0370 && cp <= 0x03ff) || (cp >= 0x0400 && cp <= 0x04ff);
+}
+
+export interface CharScan {
+  smuggledTags: Span[];
+  bidi: Span[];
+  zeroWidthInWords: Span[];
+  longestInvisibleRun: number;
+  mixedScriptWords: Span[];
+}
+
+/** One linear pass over the original text. */
+export function scanCharacters(text: string): CharScan {
+  const out: CharScan = { smuggledTags: [], bidi: [], zeroWidthInWords: [], longestInvisibleRun: 0, mixedScriptWords: [] };
+  let inFlag = false;
+  let tagStart = -1;
+  let run = 0;
+  let prevLetter = false;
+  let wordStart = -1;
+  let wordLatin = false;
+  let wordOther = false;
+  const endWord = (end: number): void => {
+    if (wordStart >= 0 && wordLatin && wordOther) out.mixedScriptWords.push({ start: wordStart, end });
+    wordStart = -1; wordLatin = false; wordOther = false;
+  };
+  for (let i = 0; i < text.length; ) {
+    const cp = text.codePointAt(i)!;
+    const width = cp > 0xffff ? 2 : 1;
+    if (cp === BLACK_FLAG) inFlag = true;
+    const wasInFlag = inFlag;
+    if (cp >= TAG_FIRST && cp <= TAG_LAST) {
+      if (!inFlag) { if (tagStart < 0) tagStart = i; } else if (cp === CANCEL_TAG) inFlag = false;
+    } else {
+      if (tagStart >= 0) { out.smuggledTags.push({ start: tagStart, end: i }); tagStart = -1; }
+      if (cp !== BLACK_FLAG) inFlag = false;
+    }
+    if (isBidiControl(cp)) out.bidi.push({ start: i, end: i + width });
+    const flagTag = cp >= TAG_FIRST && cp <= TAG_LAST && wasInFlag;
+    const invisible = isZeroWidth(cp) || (cp >= TAG_FIRST && cp <= TAG_LAST && !flagTag) || isBidiControl(cp) || cp === 0xad;
+    run = invisible ? run + 1 : 0;
+    if (run > out.longestInvisibleRun) out.longestInvisibleRun = run;
+    if (isZeroWidth(cp) && cp !== 0x200d && prevLetter) {
+      const next = text.codePointAt(i + width) ?? 0;
+      if (isLatinLetter(next)) out.zeroWidthInWords.push({ start: i, end: i + width });
+    }
+    const latin = isLatinLetter(cp);
+    const other = isConfusableScript(cp);
+    if (latin || other) {
+      if (wordStart < 0) wordStart = i;
+      wordLatin ||= latin; wordOther ||= other;
+    } else if (!invisible) endWord(i);
+    if (!invisible) prevLetter = latin;
+    i += width;
+  }
+  if (tagStart >= 0) out.smuggledTags.push({ start: tagStart, end: text.length });
+  endWord(text.length);
+  return out;
+}
+
+function anySignal(input: NormalisedInput): boolean {
+  const s = input.signals;
+  return s.invisibleChars + s.tagChars + s.bidiControls + s.confusables + s.leetspeakWords + s.spacedWords + s.decodedPayloads > 0;
+}
+
+const plugin: DetectorPlugin = {
+  meta: {
+    name: 'obfuscation',
+    version: '1.0.0',
+    description: 'Hidden or disguised payloads: tag-character smuggling, bidi overrides, zero-width splitting, homoglyph mixing, encoded or leet-spoken attacks.',
+    targets: ['prompt', 'rag', 'output'],
+    defaultConfig: { min_mixed_script_words: 2, min_invisible_run: 4, min_zero_width_splits: 2 },
+  },
+  scan(input: NormalisedInput, ctx): Finding[] {
+    const findings: Finding[] = [];
+    // Cheap exit: nothing unusual in the text and nothing decoded. Latin/Cyrillic mixing is
+    // the one case the signals may not cover, so it is still checked when non-ASCII is present.
+    // eslint-disable-next-line no-control-regex
+    if (!anySignal(input) && !/[^\u0000-\u007f]/.test(input.original)) return findings;
+    const cfg = ctx.config;
+    const chars = scanCharacters(input.original);
+    if (chars.smuggledTags.length > 0) {
+      findings.push({ attackType: 'obfuscation', severity: 'high', confidence: 0.95, ruleId: 'obfuscation.tag-characters', message: 'Invisible Unicode tag characters carry hidden text', spans: chars.smuggledTags });
+    }
+    if (chars.bidi.length > 0) {
+      findings.push({ attackType: 'obfuscation', severity: chars.bidi.length >= 2 ? 'medium' : 'low', confidence: 0.7, ruleId: 'obfuscation.bidi-control', message: `${chars.bidi.length} bidirectional override/isolate control(s) reorder the displayed text`, spans: chars.bidi.slice(0, 20) });
+    }
+    if (chars.zeroWidthInWords.length >= Number(cfg.min_zero_width_splits ?? 2) || chars.longestInvisibleRun >= Number(cfg.min_invisible_run ?? 4)) {
+      findings.push({ attackType: 'obfuscation', severity: 'medium', confidence: 0.8, ruleId: 'obfuscation.zero-width', message: `Zero-width characters split words (${chars.zeroWidthInWords.length}) or form runs (longest ${chars.longestInvisibleRun})`, spans: chars.zeroWidthInWords.slice(0, 20) });
+    }
+    if (chars.mixedScriptWords.length >= Number(cfg.min_mixed_script_words ?? 2)) {
+      findings.push({ attackType: 'obfuscation', severity: 'medium', confidence: 0.75, ruleId: 'obfuscation.homoglyph-mixing', message: `${chars.mixedScriptWords.length} words mix Latin with Cyrillic/Greek look-alike letters`, spans: chars.mixedScriptWords.slice(0, 20) });
+    }
+    // An attack only visible after undoing the disguise. Matching the rule set once more is
+    // bounded by the gate above: it only runs on inputs that actually carry a disguise.
+    if (anySignal(input) && input.views.length > 1) {
+      const plainView: TextView = input.views[0]!;
+      const plain = new Set(ctx.rules.match({ ...input, views: [{ ...plainView, text: plainView.text.toLowerCase() }] }).filter(isAttack).map((h) => h.ruleId));
+      const hidden = ctx.rules.match({ ...input, views: input.views.slice(1) }).filter((h) => isAttack(h) && !plain.has(h.ruleId));
+      if (hidden.length > 0) {
+        const kinds = [...new Set(hidden.map((h) => h.viewKind))].join(', ');
+        const spans = hidden.flatMap((h) => h.spans).slice(0, 20);
+        const decoded = hidden.some((h) => h.viewKind.startsWith('decoded:'));
+        findings.push({
+          attackType: 'obfuscation', severity: 'high', confidence: 0.85, ruleId: decoded ? 'obfuscation.encoded-instructions' : 'obfuscation.disguised-instructions',
+          message: `Rule(s) ${[...new Set(hidden.map((h) => h.ruleId))].slice(0, 5).join(', ')} only match after undoing the disguise (${kinds})`, spans,
+        });
+      }
+    }
+    return findings;
+  },
+};
+
+function isAttack(h: { attackType: string }): boolean {
+  return h.attackType !== 'pii_exposure' && h.attackType !== 'secret_exposure' && h.attackType !== 'canary_leak';
+}
+
+export default plugin;

@@ -1,0 +1,107 @@
+/**
+ * secrets: credentials in prompts and model output (cloud keys, API tokens, JWTs, private
+ * keys, high-entropy `api_key=` assignments). Vendor formats are matched case-sensitively on
+ * the ORIGINAL text (normalising would fold the case that makes them recognisable); the
+ * generic assignment check adds a Shannon-entropy test so placeholders and words don't match.
+ * All patterns are RE2 (linear time), compiled once at module load.
+ */
+import RE2 from 're2';
+import type { DetectorPlugin, Finding, NormalisedInput, Severity, Span } from '../../src/scanning/types.js';
+
+interface SecretKind {
+  id: string;
+  label: string;
+  severity: Severity;
+  confidence: number;
+  re: RE2;
+  /** Capture group holding the secret itself (for entropy and redaction); 0 = whole match. */
+  group?: number;
+  minEntropy?: number;
+}
+
+const g = (p: string, flags = 'gu'): RE2 => new RE2(p, flags);
+
+export const SECRET_KINDS: SecretKind[] = [
+  { id: 'aws-access-key-id', label: 'AWS access key id', severity: 'high', confidence: 0.95, re: g('\\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\\b') },
+  { id: 'aws-secret-access-key', label: 'AWS secret access key', severity: 'critical', confidence: 0.9, re: g('(?i:aws.{0,20}(?:secret|sk)[a-z_ -]{0,20}|secret_?access_?key)["\']?\\s*[:=]\\s*["\']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+]|$)'), group: 1, minEntropy: 3.5 },
+  { id: 'gcp-service-account', label: 'GCP service-account key', severity: 'critical', confidence: 0.95, re: g('"type"\\s*:\\s*"service_account"[\\s\\S]{0,1000}?"private_key"\\s*:\\s*"-----BEGIN') },
+  { id: 'gcp-api-key', label: 'Google API key', severity: 'high', confidence: 0.9, re: g('\\bAIza[0-9A-Za-z_-]{35}(?:[^0-9A-Za-z_-]|$)') },
+  { id: 'azure-storage-key', label: 'Azure storage account key', severity: 'critical', confidence: 0.95, re: g('(?i:AccountKey)=([A-Za-z0-9+/]{80,}={0,2})'), group: 1 },
+  { id: 'azure-sas-token', label: 'Azure SAS signature', severity: 'high', confidence: 0.8, re: g('[?&]sv=\\d{4}-\\d{2}-\\d{2}&[^\\s"\']{0,300}?\\bsig=([A-Za-z0-9%+/=]{40,})'), group: 1 },
+  { id: 'azure-api-key', label: 'Azure / Cognitive Services key', severity: 'high', confidence: 0.8, re: g('(?i:azure[a-z_ -]{0,30}key|ocp-apim-subscription-key|azure_openai_api_key)["\']?\\s*[:=]\\s*["\']?([0-9a-fA-F]{32}|[A-Za-z0-9]{84})\\b'), group: 1 },
+  { id: 'github-token', label: 'GitHub token', severity: 'high', confidence: 0.95, re: g('\\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{82})\\b') },
+  { id: 'gitlab-token', label: 'GitLab token', severity: 'high', confidence: 0.95, re: g('\\bgl(?:pat|dt|ptt|rt|cbt)-[A-Za-z0-9_-]{20,}\\b') },
+  { id: 'slack-token', label: 'Slack token', severity: 'high', confidence: 0.95, re: g('\\bxox[abposr]-[A-Za-z0-9-]{10,}') },
+  { id: 'slack-webhook', label: 'Slack webhook URL', severity: 'high', confidence: 0.95, re: g('https://hooks\\.slack\\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,}') },
+  { id: 'stripe-key', label: 'Stripe secret key', severity: 'high', confidence: 0.95, re: g('\\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{24,}\\b') },
+  { id: 'anthropic-key', label: 'Anthropic API key', severity: 'high', confidence: 0.95, re: g('\\bsk-ant-(?:api|admin)\\d{2}-[A-Za-z0-9_-]{80,}') },
+  { id: 'openai-key', label: 'OpenAI API key', severity: 'high', confidence: 0.9, re: g('\\bsk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|\\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|\\bsk-[A-Za-z0-9]{48}\\b') },
+  { id: 'jwt', label: 'JSON Web Token', severity: 'medium', confidence: 0.85, re: g('\\beyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{16,}') },
+  { id: 'private-key', label: 'Private key (PEM)', severity: 'critical', confidence: 0.98, re: g('-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----') },
+  {
+    id: 'generic-assignment', label: 'High-entropy secret assignment', severity: 'medium', confidence: 0.6,
+    re: g('(?i:\\b(?:api[_-]?key|apikey|api[_-]?secret|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|bearer|private[_-]?key|password|passwd|secret|token))["\']?\\s*(?:[:=]|=>|\\s)\\s*["\']?([A-Za-z0-9_\\-+/=.~]{16,200})'),
+    group: 1, minEntropy: 3.6,
+  },
+];
+
+/** Bits per character of the string's own symbol distribution. */
+export function shannonEntropy(s: string): number {
+  if (s.length === 0) return 0;
+  const counts = new Map<number, number>();
+  for (let i = 0; i < s.length; i++) counts.set(s.charCodeAt(i), (counts.get(s.charCodeAt(i)) ?? 0) + 1);
+  let h = 0;
+  for (const c of counts.values()) { const p = c / s.length; h -= p * Math.log2(p); }
+  return h;
+}
+
+/** A real key mixes character classes; "aaaaaaaaaaaaaaaa" or an English word run does not. */
+function looksRandom(s: string): boolean {
+  const classes = (/[a-z]/.test(s) ? 1 : 0) + (/[A-Z]/.test(s) ? 1 : 0) + (/[0-9]/.test(s) ? 1 : 0);
+  return classes >= 2 && !/(x{6,}|\*{4,}|your|example|placeholder|changeme|redacted|here)/i.test(s);
+}
+
+function redact(secret: string): string {
+  return secret.length <= 8 ? '***' : `${secret.slice(0, 4)}…${secret.slice(-2)} (${secret.length} chars)`;
+}
+
+const plugin: DetectorPlugin = {
+  meta: {
+    name: 'secrets',
+    version: '1.0.0',
+    description: 'Cloud and API credentials, tokens, JWTs and private keys in prompts and model output.',
+    targets: ['prompt', 'output'],
+    defaultConfig: { disabled_kinds: [] as string[], max_findings: 20 },
+  },
+  scan(input: NormalisedInput, ctx): Finding[] {
+    const disabled = new Set((ctx.config.disabled_kinds as string[] | undefined) ?? []);
+    const max = Number(ctx.config.max_findings ?? 20);
+    const text = input.original;
+    const findings: Finding[] = [];
+    for (const kind of SECRET_KINDS) {
+      if (disabled.has(kind.id)) continue;
+      const spans: Span[] = [];
+      let sample = '';
+      kind.re.lastIndex = 0;
+      for (let m = kind.re.exec(text); m && spans.length < max; m = kind.re.exec(text)) {
+        const secret = kind.group ? m[kind.group] ?? '' : m[0];
+        if (kind.minEntropy !== undefined && (shannonEntropy(secret) < kind.minEntropy || !looksRandom(secret))) continue;
+        const start = kind.group ? m.index + m[0].indexOf(secret) : m.index;
+        spans.push({ start, end: start + secret.length });
+        sample ||= secret;
+        if (m[0].length === 0) kind.re.lastIndex++;
+      }
+      if (spans.length > 0) {
+        findings.push({
+          attackType: 'secret_exposure', severity: kind.severity, confidence: kind.confidence,
+          ruleId: `secrets.${kind.id}`, message: `${kind.label} found: ${redact(sample)}`, spans,
+        });
+      }
+    }
+    // A generic hit inside a span a specific kind already reported is the same secret.
+    const specific = findings.filter((f) => f.ruleId !== 'secrets.generic-assignment');
+    return findings.filter((f) => f.ruleId !== 'secrets.generic-assignment' || !f.spans.every((s) => specific.some((o) => o.spans.some((p) => p.start < s.end && s.start < p.end))));
+  },
+};
+
+export default plugin;
