@@ -78,6 +78,8 @@ export interface WardenConfig {
     client_id: string;
     topic_prefix: string;
     buffer_size: number;
+    max_wait_ms: number;
+    start_timeout_ms: number;
     ssl: boolean;
     sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string };
   };

@@ -128,6 +128,12 @@ export class EventStreamServer {
     };
   }
 
+  /** Applies reloaded limits; existing connections over a lowered limit stay. */
+  updateLimits(limits: { maxConnections?: number; maxBufferedBytes?: number }): void {
+    if (limits.maxConnections) this.opts.maxConnections = limits.maxConnections;
+    if (limits.maxBufferedBytes) this.opts.maxBufferedBytes = limits.maxBufferedBytes;
+  }
+
   get connectionCount(): number {
     return this.clients.size;
   }

@@ -1,0 +1,143 @@
+import type { Server } from 'node:http';
+import type { Registry } from 'prom-client';
+import type { WardenConfig } from '../config/types.js';
+import type { Api } from '../http/api.js';
+import type { Logger } from '../log.js';
+import type { Services } from '../services.js';
+import { EventBus } from './bus.js';
+import { KafkaTransport } from './kafka-transport.js';
+import { MemoryTransport } from './memory-transport.js';
+import type { EventTransport } from './types.js';
+import { EventStreamServer } from './ws-server.js';
+
+/** The lifecycle hooks of the composition root (src/server.ts) that events use. */
+export interface EventLifecycle {
+  onReady(fn: (server: Server) => void | Promise<void>): void;
+  onReload(fn: (config: WardenConfig) => void | Promise<void>): void;
+  onShutdown(fn: () => void | Promise<void>): void;
+}
+
+export function createTransport(config: WardenConfig, instanceId: string, log: Logger, version: string): EventTransport {
+  if (config.events.transport === 'memory') return new MemoryTransport();
+  const k = config.kafka;
+  return new KafkaTransport({
+    brokers: k.brokers,
+    clientId: k.client_id,
+    topicPrefix: k.topic_prefix,
+    instanceId,
+    bufferSize: k.buffer_size,
+    maxWaitMs: k.max_wait_ms,
+    startTimeoutMs: k.start_timeout_ms,
+    ssl: k.ssl,
+    sasl: k.sasl,
+    source: `warden/${version}/${instanceId}`,
+    logger: log,
+  });
+}
+
+/**
+ * Builds and starts the bus before anything else is wired, so every subsystem can raise events
+ * from its first moment, and announces `system_status: starting` (other instances' clients see it).
+ */
+export async function startEventBus(opts: { config: WardenConfig; instanceId: string; registry: Registry; log: Logger; version: string }): Promise<EventBus> {
+  const transport = createTransport(opts.config, opts.instanceId, opts.log, opts.version);
+  const bus = new EventBus({ instanceId: opts.instanceId, transport, registry: opts.registry, logger: opts.log });
+  await bus.start();
+  bus.emit('system_status', { status: 'starting', version: opts.version, detail: `transport ${transport.name}` });
+  return bus;
+}
+
+/**
+ * Wires the stream and the system_status lifecycle into the running service: /ws/events on the
+ * API's http.Server, GET /ws/health, the `events` section of /status, `ready`, `config_reloaded`,
+ * `degraded` (transport lost) and `shutting_down`, then flushes and closes on shutdown.
+ */
+export function wireEvents(opts: { api: Api; services: Services; lifecycle: EventLifecycle; bus: EventBus; log: Logger; watchIntervalMs?: number }): EventStreamServer {
+  const { api, services, lifecycle, bus, log } = opts;
+  const version = services.version;
+  const ws = services.config().ws;
+  const stream = new EventStreamServer({
+    bus,
+    verifyJwt: (token) => services.jwt.verify(token),
+    maxConnections: ws.max_connections,
+    maxBufferedBytes: ws.max_buffered_bytes,
+    heartbeatMs: ws.heartbeat_ms,
+    maxMessageBytes: ws.max_message_bytes,
+    registry: services.registry,
+    logger: log,
+  });
+
+  api.add(
+    {
+      method: 'get',
+      path: '/ws/health',
+      operationId: 'wsHealth',
+      summary: 'Health of the WebSocket event stream and its transport',
+      description: 'status is degraded while the event transport (Kafka) is unreachable: local clients still get local events.',
+      tags: ['health'],
+      auth: false,
+      responses: {
+        '200': {
+          description: 'Stream health.',
+          schema: {
+            type: 'object',
+            required: ['status', 'instance_id', 'connections', 'transport', 'transport_connected'],
+            properties: {
+              status: { enum: ['ok', 'degraded'] },
+              instance_id: { type: 'string' },
+              connections: { type: 'integer', minimum: 0 },
+              transport: { enum: ['memory', 'kafka'] },
+              transport_connected: { type: 'boolean' },
+            },
+          },
+        },
+        '503': { description: 'Shutting down.' },
+      },
+    },
+    (ctx) => {
+      const health = stream.health();
+      ctx.status = health.status === 'shutting_down' ? 503 : 200;
+      ctx.body = health;
+    },
+  );
+
+  services.statusSections.set('events', () => {
+    const s = bus.status();
+    return {
+      status: s.connected ? 'ok' : 'degraded',
+      transport: s.transport,
+      transport_connected: s.connected,
+      buffered: s.buffered,
+      dropped: s.dropped,
+      ws_connections: stream.connectionCount,
+    };
+  });
+
+  // Tell clients when the transport is lost and when it is back.
+  let wasConnected = bus.status().connected;
+  const watcher = setInterval(() => {
+    const now = bus.status().connected;
+    if (now === wasConnected) return;
+    wasConnected = now;
+    bus.emit('system_status', now
+      ? { status: 'ready', version, detail: `event transport ${bus.status().transport} reconnected` }
+      : { status: 'degraded', version, detail: `event transport ${bus.status().transport} unreachable; events are buffered` });
+  }, opts.watchIntervalMs ?? 1_000);
+  watcher.unref();
+
+  lifecycle.onReady((server) => {
+    stream.attach(server);
+    bus.emit('system_status', { status: 'ready', version, detail: wasConnected ? 'accepting requests' : 'accepting requests; event transport unreachable' });
+  });
+  lifecycle.onReload((config) => {
+    stream.updateLimits({ maxConnections: config.ws.max_connections, maxBufferedBytes: config.ws.max_buffered_bytes });
+    bus.emit('system_status', { status: 'config_reloaded', version, detail: 'configuration reloaded' });
+  });
+  lifecycle.onShutdown(async () => {
+    clearInterval(watcher);
+    bus.emit('system_status', { status: 'shutting_down', version, detail: 'graceful shutdown' });
+    await stream.close();
+    await bus.stop();
+  });
+  return stream;
+}
