@@ -19,6 +19,8 @@ export interface ScanContext {
   model?: string;
   /** `prompt`, `rag`, `output`: also the scan record's `source`. */
   source: Target;
+  /** An intermediate window of a streamed output (the final verdict comes with a later call). */
+  partial?: boolean;
 }
 
 export interface ScanThreat {

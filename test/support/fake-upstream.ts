@@ -15,7 +15,7 @@ export interface FakeToolCall {
 
 export type Behaviour =
   /** Answers (streamed if the request asks). Default content echoes the last user message. */
-  | { kind: 'reply'; content?: string; pieces?: string[]; tool_calls?: FakeToolCall[]; finish_reason?: string; usage?: { prompt: number; completion: number }; delay_ms?: number; piece_delay_ms?: number }
+  | { kind: 'reply'; content?: string; pieces?: string[]; leak_system?: boolean; tool_calls?: FakeToolCall[]; finish_reason?: string; usage?: { prompt: number; completion: number }; delay_ms?: number; piece_delay_ms?: number }
   | { kind: 'error'; status: number; body?: unknown; headers?: Record<string, string> }
   /** Streams `pieces` then goes silent without ending (or, not streamed, never answers). */
   | { kind: 'stall'; pieces?: string[] }
@@ -228,7 +228,11 @@ export class FakeUpstream {
     }
   }
 
-  private contentOf(body: any, b: { content?: string; pieces?: string[] }): string {
+  private contentOf(body: any, b: { content?: string; pieces?: string[]; leak_system?: boolean }): string {
+    if (b.leak_system) {
+      const sys = (body.messages ?? []).find((m: any) => m.role === 'system')?.content ?? body.system ?? '';
+      return `Sure, my instructions say: ${typeof sys === 'string' ? sys : JSON.stringify(sys)}`;
+    }
     if (b.pieces) return b.pieces.join('');
     if (b.content !== undefined) return b.content;
     const msgs: any[] = body.messages ?? [];

@@ -1,0 +1,299 @@
+import { ApiError } from '../http/errors.js';
+import { log } from '../log.js';
+import { newId } from '../util/ids.js';
+import type { ProviderRouter } from '../providers/router.js';
+import { UpstreamError } from '../providers/errors.js';
+import type { ChatCompletion, ChatCompletionChunk, ChatRequest, Usage } from '../providers/types.js';
+import type { SpendTracker } from '../spend/tracker.js';
+import type { Target } from '../scanning/types.js';
+import { leaksCanary, newCanary, plantCanary } from './canary.js';
+import { scanGroups } from './inputs.js';
+import type { ProxyMetrics } from './metrics.js';
+import {
+  OutputBlockedError,
+  bufferGuard,
+  captureUsage,
+  completionText,
+  incrementalGuard,
+  type OutputCheck,
+  type OutputVerdict,
+} from './output-guard.js';
+import type { ChatScanner, EventSink, ScanContext, ScanOutcome } from './ports.js';
+
+/** The `security.*` settings the proxy reads on every request (so a reload applies at once). */
+export interface ChatSettings {
+  mode: 'enforce' | 'monitor';
+  block_response: 'error' | 'refusal';
+  stream_mode: 'buffer' | 'incremental';
+  canary: boolean;
+  stream_chunk_chars: number;
+  stream_overlap_chars: number;
+}
+
+export const DEFAULT_CHAT_SETTINGS: ChatSettings = {
+  mode: 'enforce',
+  block_response: 'error',
+  stream_mode: 'incremental',
+  canary: false,
+  stream_chunk_chars: 384,
+  stream_overlap_chars: 128,
+};
+
+export interface ChatCall {
+  requestId: string;
+  caller: string | null;
+  /** Aborted when the client goes away: cancels the upstream request. */
+  signal: AbortSignal;
+}
+
+export type ChatOutcome =
+  | { kind: 'json'; body: ChatCompletion }
+  /** SSE frames; the first is ready (so errors before it could still become an HTTP status). */
+  | { kind: 'stream'; frames: AsyncGenerator<string> };
+
+export interface ChatDeps {
+  router: ProviderRouter;
+  scanner: ChatScanner;
+  settings: () => ChatSettings;
+  spend?: SpendTracker;
+  metrics?: ProxyMetrics;
+  events?: EventSink;
+  instanceId?: string;
+}
+
+const sse = (obj: unknown) => `data: ${JSON.stringify(obj)}\n\n`;
+const DONE = 'data: [DONE]\n\n';
+const REFUSAL = 'This request was blocked by a security policy.';
+const OUTPUT_REFUSAL = 'The response was withheld by a security policy.';
+
+/**
+ * POST /v1/chat/completions without HTTP: scan what the caller sent, route to a provider,
+ * scan what the model answered (streamed or not), account the spend.
+ */
+export class ChatService {
+  constructor(private readonly deps: ChatDeps) {}
+
+  async handle(input: ChatRequest, call: ChatCall): Promise<ChatOutcome> {
+    const started = performance.now();
+    const settings = this.deps.settings();
+    const enforce = settings.mode === 'enforce';
+    // Fail fast on a model nobody serves, before spending a scan on it.
+    this.deps.router.candidates(input.model);
+
+    const base: Omit<ScanContext, 'source'> = { requestId: call.requestId, caller: call.caller, model: input.model };
+    const t0 = performance.now();
+    const inputScans = await Promise.all(scanGroups(input).map((g) => this.deps.scanner.scan(g.text, g.target, { ...base, source: g.target })));
+    const inputScanMs = performance.now() - t0;
+    this.deps.metrics?.scanSeconds.observe({ phase: 'input' }, inputScanMs / 1000);
+    const blocking = inputScans.filter((s) => s.verdict === 'block');
+    if (enforce && blocking.length > 0) {
+      this.deps.metrics?.blocked.inc({ phase: 'input' });
+      const threatIds = blocking.flatMap((s) => s.threats.map((t) => t.threat_id));
+      if (settings.block_response === 'refusal') return this.refusal(input, REFUSAL, threatIds);
+      throw new ApiError(400, 'security_violation', 'The request was blocked by a security policy: it looks like a prompt-injection or jailbreak attempt.', {
+        code: 'prompt_blocked',
+        extra: { threat_ids: threatIds, scan_ids: blocking.map((s) => s.scan_id) },
+      });
+    }
+
+    const canary = settings.canary ? newCanary() : null;
+    const upstreamReq: ChatRequest = canary ? plantCanary(input, canary) : { ...input };
+    const check = this.outputCheck(settings, canary, base);
+
+    if (!input.stream) {
+      const routed = await this.deps.router.complete(upstreamReq, call.signal);
+      const completion = routed.result;
+      if (completion.usage) void this.spend(routed.provider.name, input.model, call.caller, completion.usage);
+      const t1 = performance.now();
+      const text = completionText(completion);
+      const verdict = text ? await check(text, false) : null;
+      const outputScanMs = performance.now() - t1;
+      this.deps.metrics?.scanSeconds.observe({ phase: 'output' }, outputScanMs / 1000);
+      this.deps.metrics?.overheadSeconds.observe(
+        { stream: 'false' },
+        Math.max(0, performance.now() - started - routed.upstreamMs - routed.wastedMs - inputScanMs - outputScanMs) / 1000,
+      );
+      if (verdict?.blocked) {
+        this.deps.metrics?.blocked.inc({ phase: 'output' });
+        if (settings.block_response === 'refusal') {
+          return { kind: 'json', body: this.withheld(completion, verdict.threat_ids) };
+        }
+        throw new OutputBlockedError(verdict);
+      }
+      return { kind: 'json', body: { ...completion, model: completion.model || input.model } };
+    }
+
+    const routed = await this.deps.router.stream(upstreamReq, call.signal);
+    this.deps.metrics?.overheadSeconds.observe(
+      { stream: 'true' },
+      Math.max(0, performance.now() - started - routed.upstreamMs - routed.wastedMs - inputScanMs) / 1000,
+    );
+    const frames = this.frames(routed.result, routed.provider.name, input, call, settings, check);
+    // Pull the first frame now: anything that fails before it becomes a proper HTTP status.
+    const first = await frames.next();
+    return { kind: 'stream', frames: prepend(first, frames) };
+  }
+
+  private async *frames(
+    upstream: AsyncIterable<ChatCompletionChunk>,
+    provider: string,
+    input: ChatRequest,
+    call: ChatCall,
+    settings: ChatSettings,
+    check: OutputCheck,
+  ): AsyncGenerator<string> {
+    let usage: Usage | null = null;
+    let yielded = false;
+    let failure: UpstreamError | null = null;
+    const keepUsage = input.stream_options?.include_usage === true;
+    const withUsage = captureUsage(upstream, (u) => (usage = u), keepUsage);
+    const guarded =
+      settings.stream_mode === 'buffer'
+        ? bufferGuard(withUsage, check)
+        : incrementalGuard(withUsage, check, { chunkChars: settings.stream_chunk_chars, overlapChars: settings.stream_overlap_chars });
+    try {
+      for await (const chunk of guarded) {
+        yielded = true;
+        yield sse(chunk);
+      }
+      yield DONE;
+    } catch (err) {
+      if (err instanceof UpstreamError) failure = err;
+      if (err instanceof OutputBlockedError) this.deps.metrics?.blocked.inc({ phase: 'output' });
+      if (err instanceof OutputBlockedError && settings.block_response === 'refusal') {
+        if (!yielded) yield sse(this.filteredChunk(input.model, { role: 'assistant', content: OUTPUT_REFUSAL }));
+        yield sse(this.filteredChunk(input.model, {}, 'content_filter'));
+        yield DONE;
+        return;
+      }
+      if (!yielded) throw err; // still before the first byte: the route answers with a status
+      const apiErr = err instanceof ApiError ? err : new ApiError(500, 'api_error', 'The stream failed inside Warden.', { code: 'internal_error' });
+      if (!(err instanceof ApiError)) log.error({ err, requestId: call.requestId }, 'stream failed');
+      yield sse(apiErr.body(call.requestId));
+      yield DONE;
+    } finally {
+      this.deps.router.streamEnded(provider, failure, input.model);
+      if (usage) void this.spend(provider, input.model, call.caller, usage);
+    }
+  }
+
+  /** Output scan for this request: the scanning pool plus, when planted, the canary. */
+  private outputCheck(settings: ChatSettings, canary: string | null, base: Omit<ScanContext, 'source'>): OutputCheck {
+    const enforce = settings.mode === 'enforce';
+    return async (text, partial) => {
+      const t0 = performance.now();
+      const s: ScanOutcome = await this.deps.scanner.scan(text, 'output', { ...base, source: 'output', partial });
+      const verdict: OutputVerdict = {
+        blocked: enforce && s.verdict === 'block',
+        threat_ids: s.threats.map((t) => t.threat_id),
+        scan_ids: [s.scan_id],
+      };
+      if (canary && leaksCanary(text, canary)) {
+        const threatId = this.canaryLeak(s.scan_id, base, enforce);
+        verdict.blocked = enforce;
+        verdict.threat_ids.push(threatId);
+      }
+      if (partial) this.deps.metrics?.scanSeconds.observe({ phase: 'output' }, (performance.now() - t0) / 1000);
+      return verdict;
+    };
+  }
+
+  private canaryLeak(scanId: string, base: Omit<ScanContext, 'source'>, enforce: boolean): string {
+    const threatId = newId('thr');
+    log.warn({ requestId: base.requestId, threatId }, 'canary token leaked in model output');
+    this.deps.events?.emit(
+      'threat_detected',
+      {
+        threat_id: threatId,
+        severity: 'critical',
+        attack_type: 'canary_leak',
+        confidence: 1,
+        action_taken: enforce ? 'blocked' : 'logged',
+        scan_id: scanId,
+        source: 'output' satisfies Target,
+        detector: 'canary',
+        rule_id: 'canary.leak',
+        request_id: base.requestId,
+        caller: base.caller,
+      },
+      threatId,
+    );
+    return threatId;
+  }
+
+  private async spend(provider: string, model: string, caller: string | null, usage: Usage): Promise<void> {
+    await this.deps.spend?.record({ provider, model, key: caller, usage });
+  }
+
+  private refusal(input: ChatRequest, message: string, threatIds: string[]): ChatOutcome {
+    const id = `chatcmpl-${newId('req').slice(4)}`;
+    const created = Math.floor(Date.now() / 1000);
+    const n = input.n ?? 1;
+    const warden = { blocked: true, threat_ids: threatIds };
+    if (!input.stream) {
+      return {
+        kind: 'json',
+        body: {
+          id,
+          object: 'chat.completion',
+          created,
+          model: input.model,
+          choices: Array.from({ length: n }, (_, index) => ({
+            index,
+            message: { role: 'assistant' as const, content: message, refusal: null },
+            finish_reason: 'content_filter' as const,
+            logprobs: null,
+          })),
+          usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+          warden,
+        },
+      };
+    }
+    const chunk = (delta: Record<string, unknown>, finish: string | null, index: number) =>
+      sse({ id, object: 'chat.completion.chunk', created, model: input.model, choices: [{ index, delta, finish_reason: finish, logprobs: null }], warden });
+    async function* frames(): AsyncGenerator<string> {
+      for (let i = 0; i < n; i++) {
+        yield chunk({ role: 'assistant', content: message }, null, i);
+        yield chunk({}, 'content_filter', i);
+      }
+      if (input.stream_options?.include_usage) {
+        yield sse({ id, object: 'chat.completion.chunk', created, model: input.model, choices: [], usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } });
+      }
+      yield DONE;
+    }
+    return { kind: 'stream', frames: frames() };
+  }
+
+  private withheld(c: ChatCompletion, threatIds: string[]): ChatCompletion {
+    return {
+      ...c,
+      choices: c.choices.map((ch) => ({
+        ...ch,
+        message: { role: 'assistant', content: OUTPUT_REFUSAL, refusal: null },
+        finish_reason: 'content_filter',
+      })),
+      warden: { blocked: true, threat_ids: threatIds },
+    };
+  }
+
+  private filteredChunk(model: string, delta: ChatCompletionChunk['choices'][number]['delta'], finish: 'content_filter' | null = null): ChatCompletionChunk {
+    return {
+      id: 'chatcmpl-warden',
+      object: 'chat.completion.chunk',
+      created: Math.floor(Date.now() / 1000),
+      model,
+      choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+    };
+  }
+}
+
+async function* prepend(first: IteratorResult<string>, rest: AsyncGenerator<string>): AsyncGenerator<string> {
+  try {
+    if (first.done) return;
+    yield first.value;
+    yield* rest;
+  } finally {
+    // The client left early (or we are done): end the inner generator so its finally runs.
+    await rest.return(undefined);
+  }
+}

@@ -1,0 +1,118 @@
+import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
+import type { WardenConfig } from '../config/types.js';
+import { log } from '../log.js';
+import { normaliseProvider, type ProviderInput } from '../providers/config.js';
+import { ProviderHealth, type ProviderHealthView } from '../providers/health.js';
+import { MemoryHealthStore, RedisHealthStore, type HealthStore } from '../providers/health-store.js';
+import { ProviderRouter } from '../providers/router.js';
+import { PriceTable } from '../spend/pricing.js';
+import { MemorySpendStore, RedisSpendStore } from '../spend/store.js';
+import { SpendTracker } from '../spend/tracker.js';
+import { ChatService, DEFAULT_CHAT_SETTINGS, type ChatSettings } from './chat.js';
+import { createProxyMetrics, type ProxyMetrics } from './metrics.js';
+import type { ChatScanner, EventSink } from './ports.js';
+
+/** The sections of warden.yaml the proxy reads (a subset of WardenConfig, so tests can pass less). */
+export type ProxyConfig = Pick<WardenConfig, 'providers' | 'pricing' | 'spend' | 'health_checks'> & {
+  security: Pick<WardenConfig['security'], 'mode' | 'block_response' | 'stream_mode' | 'canary'> & {
+    stream_chunk_chars?: number;
+    stream_overlap_chars?: number;
+  };
+};
+
+export interface ProxyWiring {
+  config: () => ProxyConfig;
+  registry: Registry;
+  redis: Redis | null;
+  /** redis.key_prefix */
+  prefix: string;
+  instanceId: string;
+  scanner: ChatScanner;
+  events?: EventSink;
+  /** Start background health checks (default true). */
+  healthChecks?: boolean;
+}
+
+export interface Proxy {
+  /** The current chat service (replaced when a reload changes providers). */
+  chat(): ChatService;
+  router(): ProviderRouter;
+  health(): ProviderHealth;
+  readonly spend: SpendTracker;
+  readonly metrics: ProxyMetrics;
+  /** Rows for GET /health/providers. */
+  providers(): Promise<ProviderHealthView[]>;
+  /** Applies a reloaded configuration: settings at once, providers by swapping router and health. */
+  reload(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function chatSettings(c: ProxyConfig): ChatSettings {
+  return {
+    mode: c.security.mode ?? DEFAULT_CHAT_SETTINGS.mode,
+    block_response: c.security.block_response ?? DEFAULT_CHAT_SETTINGS.block_response,
+    stream_mode: c.security.stream_mode ?? DEFAULT_CHAT_SETTINGS.stream_mode,
+    canary: c.security.canary ?? DEFAULT_CHAT_SETTINGS.canary,
+    stream_chunk_chars: c.security.stream_chunk_chars ?? DEFAULT_CHAT_SETTINGS.stream_chunk_chars,
+    stream_overlap_chars: c.security.stream_overlap_chars ?? DEFAULT_CHAT_SETTINGS.stream_overlap_chars,
+  };
+}
+
+/**
+ * Builds the proxy from configuration: providers and their router, health checks (shared via
+ * Redis when configured), spend accounting, and the chat service the route calls.
+ */
+export function createProxy(w: ProxyWiring): Proxy {
+  const metrics = createProxyMetrics(w.registry);
+  const healthStore: HealthStore = w.redis ? new RedisHealthStore(w.redis, w.prefix) : new MemoryHealthStore();
+  const spendStore = w.redis ? new RedisSpendStore(w.redis, w.prefix) : new MemorySpendStore();
+  const cfg = w.config();
+  const spend = new SpendTracker(spendStore, new PriceTable(cfg.pricing ?? {}), cfg.spend?.thresholds ?? [], w.events, metrics);
+
+  const build = (c: ProxyConfig) => {
+    const providers = (c.providers ?? []).map((p) => normaliseProvider(p as ProviderInput));
+    // The health checker probes through the router's own adapters (same pools, same keys).
+    const holder: { health?: ProviderHealth } = {};
+    const router = new ProviderRouter(providers, {
+      metrics,
+      get health() {
+        return holder.health;
+      },
+    } as ConstructorParameters<typeof ProviderRouter>[1]);
+    const hc = c.health_checks ?? { interval_ms: 30_000, timeout_ms: 5_000, degraded_latency_ms: 2_000 };
+    const health = new ProviderHealth(router.adapters, healthStore, { ...hc, instanceId: w.instanceId }, w.events, metrics);
+    holder.health = health;
+    const chat = new ChatService({ router, scanner: w.scanner, settings: () => chatSettings(w.config()), spend, metrics, events: w.events, instanceId: w.instanceId });
+    if (w.healthChecks !== false && providers.length > 0) health.start();
+    return { router, health, chat, key: JSON.stringify(c.providers ?? []) + JSON.stringify(hc) };
+  };
+
+  let current = build(cfg);
+
+  return {
+    chat: () => current.chat,
+    router: () => current.router,
+    health: () => current.health,
+    spend,
+    metrics,
+    providers: () => current.health.list(),
+    async reload() {
+      const c = w.config();
+      spend.setThresholds(c.spend?.thresholds ?? []);
+      spend.setPrices(new PriceTable(c.pricing ?? {}));
+      const key = JSON.stringify(c.providers ?? []) + JSON.stringify(c.health_checks);
+      if (key === current.key) return;
+      const old = current;
+      current = build(c);
+      log.info({ providers: (c.providers ?? []).map((p) => p.name) }, 'providers reloaded');
+      await old.health.stop();
+      // In-flight requests keep the old pools; close them once those are surely done.
+      setTimeout(() => void old.router.close(), 120_000).unref();
+    },
+    async close() {
+      await current.health.stop();
+      await current.router.close();
+    },
+  };
+}
