@@ -1,0 +1,294 @@
+/**
+ * The scanning engine as one worker sees it: normalise the input once, run every enabled plugin
+ * for the target over it, merge the findings into threats and score them. No policy here (that
+ * is applyPolicy, on the main thread), no ids, no I/O per scan.
+ *
+ * Plugins are directories `<dir>/<name>/index.js` default-exporting a DetectorPlugin. The
+ * built-in directory is dist/plugins; tests and deployments add more with `pluginDirs`.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { normalise } from './normalise/index.js';
+import { CompiledRules } from './rules/compile.js';
+import type { RuleSet } from './rules/load.js';
+import { ATTACK_TYPES, SEVERITIES, TARGETS } from './types.js';
+import type { AttackType, DetectorPlugin, Finding, Severity, Span, Target } from './types.js';
+
+/** dist/plugins, next to dist/src. */
+export const BUILTIN_PLUGIN_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
+
+export interface EngineOptions {
+  rules: RuleSet;
+  /** Directories holding `<name>/index.js` plugins, searched in order. Default [BUILTIN_PLUGIN_DIR]. */
+  pluginDirs?: string[];
+  /** Plugin (directory) names to run; default every plugin found. Unknown names are an error. */
+  enabledPlugins?: string[];
+  /** Per-plugin config, merged over the plugin's defaultConfig. */
+  pluginConfig?: Record<string, Record<string, unknown>>;
+}
+
+export interface PluginInfo {
+  name: string;
+  version: string;
+  description: string;
+  targets: Target[];
+  path: string;
+}
+
+export interface PluginLoadError {
+  plugin: string;
+  path: string;
+  message: string;
+}
+
+/** A merged finding: one per rule, overlapping same-kind findings folded into the strongest. */
+export interface EngineThreat {
+  attackType: AttackType;
+  severity: Severity;
+  confidence: number;
+  ruleId: string;
+  detector: string;
+  message: string;
+  spans: Span[];
+  /** Rule ids of weaker findings folded into this one. */
+  related?: string[];
+}
+
+export type FailureKind = 'detector_error' | 'timeout' | 'worker_crash' | 'overloaded';
+
+export interface ScanFailure {
+  kind: FailureKind;
+  /** The plugin at fault when known. */
+  detector: string | null;
+  message: string;
+}
+
+export interface EngineResult {
+  threats: EngineThreat[];
+  riskScore: number;
+  /** Milliseconds per detector, plus 'normalise'. */
+  timings: Record<string, number>;
+  failures: ScanFailure[];
+}
+
+export class EngineConfigError extends Error {
+  override name = 'EngineConfigError';
+}
+
+const SEVERITY_RANK: Record<Severity, number> = { low: 0, medium: 1, high: 2, critical: 3 };
+const SEVERITY_WEIGHT: Record<Severity, number> = { low: 0.25, medium: 0.5, high: 0.8, critical: 1 };
+
+interface LoadedPlugin {
+  plugin: DetectorPlugin;
+  info: PluginInfo;
+  config: Record<string, unknown>;
+}
+
+export class Engine {
+  readonly rules: CompiledRules;
+  readonly plugins: PluginInfo[];
+  readonly loadErrors: PluginLoadError[];
+  private readonly loaded: LoadedPlugin[];
+
+  private constructor(rules: CompiledRules, loaded: LoadedPlugin[], loadErrors: PluginLoadError[]) {
+    this.rules = rules;
+    this.loaded = loaded;
+    this.plugins = loaded.map((l) => l.info);
+    this.loadErrors = loadErrors;
+  }
+
+  static async create(options: EngineOptions): Promise<Engine> {
+    const rules = new CompiledRules(options.rules);
+    const dirs = options.pluginDirs ?? [BUILTIN_PLUGIN_DIR];
+    const found = findPlugins(dirs);
+    const enabled = options.enabledPlugins;
+    if (enabled !== undefined) {
+      const unknown = enabled.filter((n) => !found.has(n));
+      if (unknown.length > 0) {
+        throw new EngineConfigError(`unknown plugin(s) ${unknown.map((u) => `"${u}"`).join(', ')}; found: ${[...found.keys()].sort().join(', ') || 'none'} in ${dirs.join(', ')}`);
+      }
+    }
+    const names = enabled ?? [...found.keys()].sort();
+    const loaded: LoadedPlugin[] = [];
+    const errors: PluginLoadError[] = [];
+    for (const name of names) {
+      const path = found.get(name)!;
+      try {
+        const mod = (await import(pathToFileURL(path).href)) as { default?: unknown };
+        const plugin = checkPlugin(mod.default, name);
+        const config = { ...plugin.meta.defaultConfig, ...(options.pluginConfig?.[name] ?? {}) };
+        loaded.push({
+          plugin,
+          config,
+          info: { name, version: plugin.meta.version, description: plugin.meta.description, targets: [...plugin.meta.targets], path },
+        });
+      } catch (err) {
+        const message = (err as Error).message ?? String(err);
+        // A plugin somebody asked for by name must work; one merely found is skipped and reported.
+        if (enabled !== undefined) throw new EngineConfigError(`plugin "${name}" (${path}) failed to load: ${message}`);
+        errors.push({ plugin: name, path, message });
+      }
+    }
+    return new Engine(rules, loaded, errors);
+  }
+
+  /**
+   * Scans one text. `progress`, when given, is a shared Int32Array the engine writes the index
+   * of the running plugin into (slot 1), so whoever kills a hung worker can name the culprit.
+   */
+  scan(text: string, target: Target, progress?: Int32Array): EngineResult {
+    const timings: Record<string, number> = {};
+    const failures: ScanFailure[] = [];
+    const findings: Finding[] = [];
+    if (progress) Atomics.store(progress, 1, -1);
+    let t0 = performance.now();
+    const input = normalise(text, target, { triage: (t) => this.rules.triage(t, target) });
+    let t1 = performance.now();
+    timings.normalise = t1 - t0;
+    for (let i = 0; i < this.loaded.length; i++) {
+      const { plugin, info, config } = this.loaded[i]!;
+      if (!info.targets.includes(target)) continue;
+      if (progress) Atomics.store(progress, 1, i);
+      t0 = t1;
+      try {
+        const out = plugin.scan(input, { rules: this.rules, config });
+        if (!Array.isArray(out)) throw new Error(`scan() returned ${typeof out}, not an array of findings`);
+        for (const f of out) findings.push(checkFinding(f, info.name, text.length));
+      } catch (err) {
+        failures.push({ kind: 'detector_error', detector: info.name, message: (err as Error)?.message ?? String(err) });
+      }
+      t1 = performance.now();
+      timings[info.name] = t1 - t0;
+    }
+    if (progress) Atomics.store(progress, 1, -1);
+    const threats = mergeFindings(findings);
+    return { threats, riskScore: riskScore(threats), timings, failures };
+  }
+}
+
+/** name -> index.js path; the first directory that has a name wins. */
+export function findPlugins(dirs: string[]): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const dir of dirs) {
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir).sort()) {
+      const index = join(dir, name, 'index.js');
+      if (found.has(name) || !existsSync(index)) continue;
+      try {
+        if (statSync(join(dir, name)).isDirectory()) found.set(name, index);
+      } catch {
+        /* vanished while listing */
+      }
+    }
+  }
+  return found;
+}
+
+function checkPlugin(value: unknown, name: string): DetectorPlugin {
+  const p = value as DetectorPlugin | undefined;
+  if (p === undefined || p === null || typeof p !== 'object') throw new Error('no default export');
+  if (typeof p.scan !== 'function') throw new Error('default export has no scan() function');
+  const m = p.meta;
+  if (m === undefined || typeof m !== 'object') throw new Error('default export has no meta');
+  if (typeof m.name !== 'string' || m.name !== name) throw new Error(`meta.name must be "${name}" (the directory name), got ${JSON.stringify(m.name)}`);
+  if (!Array.isArray(m.targets) || m.targets.some((t) => !TARGETS.includes(t))) throw new Error(`meta.targets must list ${TARGETS.join('/')}`);
+  if (typeof m.defaultConfig !== 'object' || m.defaultConfig === null) throw new Error('meta.defaultConfig must be an object');
+  return p;
+}
+
+function checkFinding(f: Finding, plugin: string, length: number): Finding {
+  const bad = (why: string): never => {
+    throw new Error(`returned an invalid finding (${why}): ${JSON.stringify(f)?.slice(0, 200)}`);
+  };
+  if (f === null || typeof f !== 'object') bad('not an object');
+  if (!ATTACK_TYPES.includes(f.attackType)) bad('attackType');
+  if (!SEVERITIES.includes(f.severity)) bad('severity');
+  if (typeof f.confidence !== 'number' || !(f.confidence >= 0 && f.confidence <= 1)) bad('confidence must be 0..1');
+  if (typeof f.ruleId !== 'string' || f.ruleId === '') bad('ruleId');
+  if (!Array.isArray(f.spans)) bad('spans');
+  const spans: Span[] = [];
+  for (const s of f.spans) {
+    if (typeof s?.start !== 'number' || typeof s?.end !== 'number') bad('span');
+    const start = Math.max(0, Math.min(length, Math.floor(s.start)));
+    spans.push({ start, end: Math.max(start, Math.min(length, Math.ceil(s.end))) });
+  }
+  return {
+    attackType: f.attackType,
+    severity: f.severity,
+    confidence: f.confidence,
+    ruleId: f.ruleId,
+    message: typeof f.message === 'string' ? f.message : f.ruleId,
+    spans,
+    detector: typeof f.detector === 'string' && f.detector !== '' ? f.detector : plugin,
+  };
+}
+
+function stronger(a: { severity: Severity; confidence: number }, b: { severity: Severity; confidence: number }): boolean {
+  const d = SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity];
+  return d > 0 || (d === 0 && a.confidence > b.confidence);
+}
+
+function overlaps(a: Span[], b: Span[]): boolean {
+  for (const x of a) for (const y of b) if (x.start < y.end && y.start < x.end) return true;
+  return false;
+}
+
+function unionSpans(a: Span[], b: Span[]): Span[] {
+  const all = [...a, ...b].sort((x, y) => x.start - y.start || x.end - y.end);
+  const out: Span[] = [];
+  for (const s of all) {
+    const last = out[out.length - 1];
+    if (last && last.start === s.start && last.end === s.end) continue;
+    out.push({ start: s.start, end: s.end });
+  }
+  return out;
+}
+
+/**
+ * Same rule id -> one threat (spans united, strongest severity and confidence kept). Then, per
+ * attack type, threats whose spans overlap fold into the strongest of them: one attack phrase
+ * caught by two rules is one threat, not two. Findings without spans never fold.
+ */
+export function mergeFindings(findings: Finding[]): EngineThreat[] {
+  const byRule = new Map<string, EngineThreat>();
+  for (const f of findings) {
+    const key = `${f.detector}\u0000${f.ruleId}`;
+    const prev = byRule.get(key);
+    if (prev === undefined) {
+      byRule.set(key, {
+        attackType: f.attackType,
+        severity: f.severity,
+        confidence: f.confidence,
+        ruleId: f.ruleId,
+        detector: f.detector ?? 'unknown',
+        message: f.message,
+        spans: unionSpans(f.spans, []),
+      });
+      continue;
+    }
+    if (SEVERITY_RANK[f.severity] > SEVERITY_RANK[prev.severity]) prev.severity = f.severity;
+    prev.confidence = Math.max(prev.confidence, f.confidence);
+    prev.spans = unionSpans(prev.spans, f.spans);
+  }
+  // Strongest first, so each threat folds into the strongest overlapping one already kept.
+  const sorted = [...byRule.values()].sort((a, b) => (stronger(a, b) ? -1 : stronger(b, a) ? 1 : 0));
+  const kept: EngineThreat[] = [];
+  for (const t of sorted) {
+    const host = t.spans.length > 0 ? kept.find((k) => k.attackType === t.attackType && k.spans.length > 0 && overlaps(k.spans, t.spans)) : undefined;
+    if (host === undefined) {
+      kept.push(t);
+      continue;
+    }
+    host.spans = unionSpans(host.spans, t.spans);
+    (host.related ??= []).push(t.ruleId);
+  }
+  return kept;
+}
+
+/** 1 - prod(1 - weight(severity) * confidence): more and stronger threats push toward 1. */
+export function riskScore(threats: EngineThreat[]): number {
+  let keep = 1;
+  for (const t of threats) keep *= 1 - SEVERITY_WEIGHT[t.severity] * t.confidence;
+  return Math.round((1 - keep) * 10000) / 10000;
+}

@@ -1,0 +1,535 @@
+/**
+ * ScanPool: the scanning engine behind a piscina worker pool. The event loop never runs a
+ * detector; it queues items, hands them to workers in small chunks, watches the clock, and
+ * turns hung or crashed workers into fail-mode outcomes while piscina replaces the worker.
+ *
+ * Why its own queue in front of piscina: a scan's time-out must count from when the item
+ * STARTS (a busy pool is not a hung plugin), and items queued together are sent together
+ * (fewer thread hops under load). At most 2 tasks per worker are handed to piscina; the
+ * worker reports the item and plugin it is on through a SharedArrayBuffer, so the watchdog
+ * times each item from its own start and can name the plugin that hung.
+ *
+ * Rule reloads build a new piscina with the new rule set and swap it in; tasks already
+ * running finish on the old one, which is then closed. Nothing in flight is dropped.
+ */
+import { EventEmitter } from 'node:events';
+import { watch, type FSWatcher } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { Registry } from 'prom-client';
+import { log } from '../log.js';
+import { BUILTIN_PLUGIN_DIR, type EngineResult, type PluginInfo, type PluginLoadError, type ScanFailure } from './engine.js';
+import { createScanMetrics, type ScanMetrics } from './metrics.js';
+import { formatIssue, loadRuleSet, RuleLoadError, type RuleIssue, type RuleSet } from './rules/load.js';
+import { TARGETS, type Target } from './types.js';
+import type { DescribeResult, ScanTaskItem, WorkerInit, WorkerReply, WorkerTask } from './worker.js';
+
+/** <repo>/rules, from dist/src/scanning/pool.js. */
+export const DEFAULT_RULES_DIR = fileURLToPath(new URL('../../../rules/', import.meta.url));
+const WORKER_FILE = fileURLToPath(new URL('./worker.js', import.meta.url));
+
+export interface ScanPoolOptions {
+  /** Directory (or file) of rule YAML. Default <repo>/rules. */
+  rulesDir?: string;
+  /** Extra plugin directories searched after the built-in dist/plugins (e.g. test fixtures). */
+  pluginDirs?: string[];
+  /** false: only `pluginDirs`, no built-in plugins. Default true. */
+  builtinPlugins?: boolean;
+  /** Plugin names to run (default: every plugin found). */
+  enabledPlugins?: string[];
+  /** `scanning.plugins.<name>` config, merged over each plugin's defaultConfig. */
+  pluginConfig?: Record<string, Record<string, unknown>>;
+  /** Worker threads (default: available cores). */
+  workers?: number;
+  /** Per item, from the moment a worker starts it (default 1000). */
+  scanTimeoutMs?: number;
+  /** Items waiting beyond this are refused with failure kind 'overloaded' (default 10000). */
+  maxQueue?: number;
+  /** Longest accepted text in UTF-16 code units (default 1 MiB). */
+  maxInputChars?: number;
+  /** Registry for warden_* scanning metrics. */
+  metrics?: Registry;
+  /** Watch rulesDir and reload on change (default false). */
+  watch?: boolean;
+  /** Same as calling onReload(listener) right after creation. */
+  onReload?: (result: ReloadResult) => void;
+}
+
+export interface ScanRequest {
+  text: string;
+  /** Default 'prompt'. */
+  target?: Target;
+}
+
+/** What the workers found for one item; give it to applyPolicy for a verdict. */
+export interface ScanOutcome extends EngineResult {
+  /** Wall time from submission to result, ms. */
+  latencyMs: number;
+  rulesVersion: string;
+}
+
+export interface ScanItemError {
+  error: { code: 'invalid_input'; message: string };
+}
+
+export type BatchItemResult = ScanOutcome | ScanItemError;
+
+export interface ReloadResult {
+  ok: boolean;
+  /** false when the files were re-read but nothing changed. */
+  changed: boolean;
+  at: string;
+  rulesVersion: string;
+  ruleCount: number;
+  previousVersion: string;
+  /** Why the reload was refused (the previous rule set stays active). */
+  error?: string;
+  issues?: RuleIssue[];
+}
+
+export interface ScanPoolStats {
+  workers: number;
+  queueDepth: number;
+  inFlight: number;
+  utilization: number;
+  completed: number;
+  timeouts: number;
+  crashes: number;
+  detectorErrors: number;
+  rulesVersion: string;
+  ruleCount: number;
+  rulesDir: string;
+  plugins: PluginInfo[];
+  pluginLoadErrors: PluginLoadError[];
+  lastReload: ReloadResult | null;
+  lastReloadError: string | null;
+}
+
+export class ScanInputError extends Error {
+  override name = 'ScanInputError';
+  readonly code = 'invalid_input';
+}
+
+export class ScanPoolClosedError extends Error {
+  override name = 'ScanPoolClosedError';
+}
+
+interface Pending {
+  item: ScanTaskItem;
+  submittedAt: number;
+  attempts: number;
+  resolve(o: ScanOutcome): void;
+}
+
+interface Generation {
+  piscina: Piscina<WorkerTask, WorkerReply>;
+  rules: RuleSet;
+  describe: DescribeResult;
+  inFlight: number;
+  retired: boolean;
+}
+
+const MAX_CHUNK_ITEMS = 32;
+const MAX_CHUNK_CHARS = 64 * 1024;
+const MAX_ATTEMPTS = 3;
+/** A task not started after this long (worker start-up after a crash) is failed. */
+const START_GRACE_MS = 15_000;
+
+export class ScanPool {
+  private readonly opts: Required<Pick<ScanPoolOptions, 'workers' | 'scanTimeoutMs' | 'maxQueue' | 'maxInputChars'>> & ScanPoolOptions;
+  private readonly rulesDir: string;
+  private readonly pluginDirs: string[];
+  private readonly metrics: ScanMetrics;
+  private readonly events = new EventEmitter();
+  private gen: Generation;
+  private readonly queue: Pending[] = [];
+  private queueHead = 0;
+  private inFlightTasks = 0;
+  private closed = false;
+  private watcher: FSWatcher | null = null;
+  private watchTimer: NodeJS.Timeout | null = null;
+  private reloading: Promise<ReloadResult> = Promise.resolve(null as unknown as ReloadResult);
+  private lastReload: ReloadResult | null = null;
+  private lastReloadError: string | null = null;
+  private enabledPlugins: string[] | undefined;
+  private pluginConfig: Record<string, Record<string, unknown>> | undefined;
+  private counters = { completed: 0, timeouts: 0, crashes: 0, detectorErrors: 0 };
+
+  private constructor(opts: ScanPool['opts'], rulesDir: string, pluginDirs: string[], gen: Generation, metrics: ScanMetrics) {
+    this.opts = opts;
+    this.rulesDir = rulesDir;
+    this.pluginDirs = pluginDirs;
+    this.gen = gen;
+    this.metrics = metrics;
+    this.enabledPlugins = opts.enabledPlugins;
+    this.pluginConfig = opts.pluginConfig;
+  }
+
+  /** Loads and validates the rules, starts the workers and waits until they are ready. Throws
+   * RuleLoadError for bad rules and EngineConfigError (message) for bad plugin settings. */
+  static async create(options: ScanPoolOptions = {}): Promise<ScanPool> {
+    const opts = {
+      ...options,
+      workers: Math.max(1, Math.floor(options.workers ?? availableParallelism())),
+      scanTimeoutMs: Math.max(1, options.scanTimeoutMs ?? 1000),
+      maxQueue: Math.max(1, options.maxQueue ?? 10_000),
+      maxInputChars: options.maxInputChars ?? 1 << 20,
+    };
+    const rulesDir = options.rulesDir ?? DEFAULT_RULES_DIR;
+    const pluginDirs = [...(options.builtinPlugins === false ? [] : [BUILTIN_PLUGIN_DIR]), ...(options.pluginDirs ?? [])];
+    const rules = loadRuleSet(rulesDir);
+    const gen = await startGeneration(rules, { pluginDirs, enabledPlugins: options.enabledPlugins, pluginConfig: options.pluginConfig }, opts.workers);
+    const metrics = createScanMetrics(options.metrics);
+    const pool = new ScanPool(opts, rulesDir, pluginDirs, gen, metrics);
+    metrics.attach({
+      queueDepth: () => pool.queuedItems(),
+      utilization: () => pool.gen.piscina.utilization,
+      workers: () => pool.gen.piscina.threads.length,
+      ruleCount: () => pool.gen.describe.ruleCount,
+    });
+    if (options.onReload) pool.onReload(options.onReload);
+    if (options.watch) pool.startWatching();
+    for (const e of gen.describe.loadErrors) log.warn({ plugin: e.plugin, path: e.path }, `plugin skipped: ${e.message}`);
+    return pool;
+  }
+
+  /** Scans one text. Rejects with ScanInputError for bad input; every detector problem is
+   * reported inside the outcome (`failures`), never as a rejection. */
+  scan(req: ScanRequest): Promise<ScanOutcome> {
+    if (this.closed) return Promise.reject(new ScanPoolClosedError('scan pool is closed'));
+    const problem = this.checkRequest(req);
+    if (problem !== null) return Promise.reject(new ScanInputError(problem));
+    return this.enqueue({ text: req.text, target: req.target ?? 'prompt' });
+  }
+
+  /** Scans many texts over all workers. Results keep the request order; a bad item gets its
+   * own error entry and the others are scanned. */
+  async scanBatch(reqs: ScanRequest[]): Promise<BatchItemResult[]> {
+    if (this.closed) throw new ScanPoolClosedError('scan pool is closed');
+    if (!Array.isArray(reqs)) throw new ScanInputError('scanBatch takes an array of {text, target?}');
+    return Promise.all(
+      reqs.map((req): Promise<BatchItemResult> => {
+        const problem = this.checkRequest(req);
+        if (problem !== null) return Promise.resolve({ error: { code: 'invalid_input', message: problem } });
+        return this.enqueue({ text: req.text, target: req.target ?? 'prompt' });
+      }),
+    );
+  }
+
+  /** Re-reads the rules (and optionally new plugin settings); swaps them in if valid. Never
+   * throws: a refused reload is a result with ok=false, and the previous set stays. */
+  reload(changes: { enabledPlugins?: string[]; pluginConfig?: Record<string, Record<string, unknown>> } = {}): Promise<ReloadResult> {
+    this.reloading = this.reloading.then(() => this.doReload(changes));
+    return this.reloading;
+  }
+
+  /** Subscribe to reload results (file-watch triggered or explicit). Returns an unsubscribe. */
+  onReload(listener: (result: ReloadResult) => void): () => void {
+    this.events.on('reload', listener);
+    return () => this.events.off('reload', listener);
+  }
+
+  stats(): ScanPoolStats {
+    const g = this.gen;
+    return {
+      workers: g.piscina.threads.length,
+      queueDepth: this.queuedItems() + g.piscina.queueSize,
+      inFlight: this.inFlightTasks,
+      utilization: g.piscina.utilization,
+      completed: this.counters.completed,
+      timeouts: this.counters.timeouts,
+      crashes: this.counters.crashes,
+      detectorErrors: this.counters.detectorErrors,
+      rulesVersion: g.describe.rulesVersion,
+      ruleCount: g.describe.ruleCount,
+      rulesDir: this.rulesDir,
+      plugins: g.describe.plugins,
+      pluginLoadErrors: g.describe.loadErrors,
+      lastReload: this.lastReload,
+      lastReloadError: this.lastReloadError,
+    };
+  }
+
+  /** Stops watching, fails queued items, waits for running tasks, stops the workers. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.watcher?.close();
+    if (this.watchTimer) clearTimeout(this.watchTimer);
+    while (this.queueHead < this.queue.length) {
+      const p = this.queue[this.queueHead++]!;
+      p.resolve(this.failedOutcome(p, { kind: 'overloaded', detector: null, message: 'scan pool closed before the item ran' }));
+    }
+    await this.reloading.catch(() => undefined);
+    const deadline = Date.now() + this.opts.scanTimeoutMs * 2 + 1000;
+    while (this.inFlightTasks > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    await this.gen.piscina.destroy();
+  }
+
+  // ---- internals -------------------------------------------------------------------------
+
+  private checkRequest(req: ScanRequest): string | null {
+    if (req === null || typeof req !== 'object') return 'each item must be an object {text, target?}';
+    if (typeof req.text !== 'string') return 'text must be a string';
+    if (req.text.length > this.opts.maxInputChars) return `text is ${req.text.length} characters; the limit is ${this.opts.maxInputChars}`;
+    if (req.target !== undefined && !TARGETS.includes(req.target)) return `target must be one of ${TARGETS.join(', ')}`;
+    return null;
+  }
+
+  private queuedItems(): number {
+    return this.queue.length - this.queueHead;
+  }
+
+  private enqueue(item: ScanTaskItem): Promise<ScanOutcome> {
+    return new Promise((resolve) => {
+      const p: Pending = { item, submittedAt: performance.now(), attempts: 0, resolve };
+      if (this.queuedItems() >= this.opts.maxQueue) {
+        this.metrics.failure(null, 'overloaded');
+        resolve(this.failedOutcome(p, { kind: 'overloaded', detector: null, message: `scan queue full (${this.opts.maxQueue} items waiting)` }));
+        return;
+      }
+      this.queue.push(p);
+      this.pump();
+    });
+  }
+
+  private requeueFront(items: Pending[]): void {
+    // Compact first so unshift stays cheap.
+    if (this.queueHead > 0) {
+      this.queue.splice(0, this.queueHead);
+      this.queueHead = 0;
+    }
+    this.queue.unshift(...items);
+  }
+
+  private pump(): void {
+    const limit = this.opts.workers * 2;
+    while (this.inFlightTasks < limit && this.queueHead < this.queue.length) {
+      const chunk: Pending[] = [];
+      let chars = 0;
+      while (this.queueHead < this.queue.length && chunk.length < MAX_CHUNK_ITEMS) {
+        const next = this.queue[this.queueHead]!;
+        if (chunk.length > 0 && chars + next.item.text.length > MAX_CHUNK_CHARS) break;
+        chunk.push(next);
+        chars += next.item.text.length;
+        this.queueHead++;
+      }
+      if (this.queueHead > 4096 && this.queueHead * 2 > this.queue.length) {
+        this.queue.splice(0, this.queueHead);
+        this.queueHead = 0;
+      }
+      this.runChunk(chunk);
+    }
+  }
+
+  private runChunk(chunk: Pending[]): void {
+    const gen = this.gen;
+    gen.inFlight++;
+    this.inFlightTasks++;
+    const progress = new SharedArrayBuffer(16);
+    const slots = new Int32Array(progress);
+    slots[0] = -1;
+    slots[1] = -1;
+    const sentAt = Date.now();
+    const abort = new AbortController();
+    let timedOut = false;
+    const timeout = this.opts.scanTimeoutMs;
+    let timer: NodeJS.Timeout;
+    const check = (): void => {
+      const item = Atomics.load(slots, 0);
+      const now = Date.now();
+      if (item < 0) {
+        // Not started: the worker is busy with the task before, or starting up.
+        if (now - sentAt > START_GRACE_MS + timeout) {
+          timedOut = true;
+          abort.abort();
+          return;
+        }
+        timer = setTimeout(check, timeout);
+        return;
+      }
+      const deadline = sentAt + Atomics.load(slots, 2) + timeout;
+      if (now >= deadline) {
+        timedOut = true;
+        abort.abort();
+        return;
+      }
+      timer = setTimeout(check, deadline - now + 1);
+    };
+    timer = setTimeout(check, timeout);
+    const task: WorkerTask = { kind: 'scan', items: chunk.map((p) => p.item), progress, sentAt };
+    gen.piscina
+      .run(task, { signal: abort.signal })
+      .then(
+        (reply) => {
+          clearTimeout(timer);
+          if (reply.kind !== 'scan' || reply.results.length !== chunk.length) throw new Error('worker returned a malformed reply');
+          for (let i = 0; i < chunk.length; i++) this.deliver(chunk[i]!, reply.results[i]!, gen);
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          this.onTaskFailure(chunk, slots, gen, timedOut, err);
+        },
+      )
+      .catch((err: unknown) => {
+        log.error({ err }, 'scan pool: failed to deliver results');
+        for (const p of chunk) p.resolve(this.failedOutcome(p, { kind: 'worker_crash', detector: null, message: 'internal error delivering scan results' }));
+      })
+      .finally(() => {
+        gen.inFlight--;
+        this.inFlightTasks--;
+        if (gen.retired && gen.inFlight === 0) void gen.piscina.destroy();
+        this.pump();
+      });
+  }
+
+  private onTaskFailure(chunk: Pending[], slots: Int32Array, gen: Generation, timedOut: boolean, err: unknown): void {
+    const at = Atomics.load(slots, 0);
+    const pluginIndex = Atomics.load(slots, 1);
+    const detector = at >= 0 && pluginIndex >= 0 ? (gen.describe.plugins[pluginIndex]?.name ?? null) : null;
+    const kind = timedOut ? 'timeout' : 'worker_crash';
+    if (timedOut) this.counters.timeouts++;
+    else this.counters.crashes++;
+    const reason = timedOut
+      ? at >= 0
+        ? `scan exceeded ${this.opts.scanTimeoutMs} ms${detector ? ` in detector ${detector}` : ''}; worker terminated`
+        : `no worker started the scan within ${START_GRACE_MS + this.opts.scanTimeoutMs} ms`
+      : `scan worker crashed${detector ? ` in detector ${detector}` : ''}: ${(err as Error)?.message ?? String(err)}`;
+    log.warn({ detector, kind }, reason);
+    this.metrics.failure(detector, kind);
+    // The culprit item gets the fail-mode outcome. Items of the same chunk whose results died
+    // with the worker are scanned again (bounded), so one bad input does not fail its neighbours.
+    const culprit = at >= 0 ? at : -1;
+    const retry: Pending[] = [];
+    chunk.forEach((p, i) => {
+      if (i === culprit || culprit < 0 && chunk.length === 1) {
+        p.resolve(this.failedOutcome(p, { kind, detector, message: reason }));
+        return;
+      }
+      p.attempts++;
+      if (p.attempts >= MAX_ATTEMPTS) p.resolve(this.failedOutcome(p, { kind, detector: null, message: `gave up after ${p.attempts} worker failures: ${reason}` }));
+      else retry.push(p);
+    });
+    if (retry.length > 0) this.requeueFront(retry);
+  }
+
+  private deliver(p: Pending, r: EngineResult, gen: Generation): void {
+    this.counters.completed++;
+    for (const name in r.timings) this.metrics.observeDetector(name, r.timings[name]!);
+    for (const f of r.failures) {
+      this.counters.detectorErrors++;
+      this.metrics.failure(f.detector, f.kind);
+    }
+    p.resolve({ ...r, latencyMs: performance.now() - p.submittedAt, rulesVersion: gen.describe.rulesVersion });
+  }
+
+  private failedOutcome(p: Pending, failure: ScanFailure): ScanOutcome {
+    return {
+      threats: [],
+      riskScore: 0,
+      timings: {},
+      failures: [failure],
+      latencyMs: performance.now() - p.submittedAt,
+      rulesVersion: this.gen.describe.rulesVersion,
+    };
+  }
+
+  private async doReload(changes: { enabledPlugins?: string[]; pluginConfig?: Record<string, Record<string, unknown>> }): Promise<ReloadResult> {
+    const previous = this.gen;
+    const base = { at: new Date().toISOString(), previousVersion: previous.describe.rulesVersion };
+    const refuse = (error: string, issues?: RuleIssue[]): ReloadResult => ({
+      ok: false,
+      changed: false,
+      ...base,
+      rulesVersion: previous.describe.rulesVersion,
+      ruleCount: previous.describe.ruleCount,
+      error,
+      ...(issues ? { issues } : {}),
+    });
+    let result: ReloadResult;
+    if (this.closed) result = refuse('scan pool is closed');
+    else {
+      let rules: RuleSet | null = null;
+      try {
+        rules = loadRuleSet(this.rulesDir);
+      } catch (err) {
+        result = err instanceof RuleLoadError ? refuse(err.issues.map(formatIssue).join('\n'), err.issues) : refuse((err as Error).message);
+      }
+      if (rules !== null) {
+        const enabledPlugins = changes.enabledPlugins ?? this.enabledPlugins;
+        const pluginConfig = changes.pluginConfig ?? this.pluginConfig;
+        const settingsChanged = changes.enabledPlugins !== undefined || changes.pluginConfig !== undefined;
+        if (rules.version === previous.rules.version && !settingsChanged) {
+          result = { ok: true, changed: false, ...base, rulesVersion: rules.version, ruleCount: previous.describe.ruleCount };
+        } else {
+          try {
+            const next = await startGeneration(rules, { pluginDirs: this.pluginDirs, enabledPlugins, pluginConfig }, this.opts.workers);
+            if (this.closed) {
+              await next.piscina.destroy();
+              result = refuse('scan pool closed during reload');
+            } else {
+              this.gen = next;
+              this.enabledPlugins = enabledPlugins;
+              this.pluginConfig = pluginConfig;
+              previous.retired = true;
+              if (previous.inFlight === 0) void previous.piscina.destroy();
+              result = { ok: true, changed: true, ...base, rulesVersion: rules.version, ruleCount: next.describe.ruleCount };
+            }
+          } catch (err) {
+            result = refuse(`workers could not start with the new settings: ${(err as Error).message}`);
+          }
+        }
+      }
+    }
+    result = result!;
+    this.lastReload = result;
+    if (!result.ok) {
+      this.lastReloadError = result.error ?? 'unknown error';
+      log.warn({ rulesDir: this.rulesDir }, `rule reload refused, keeping version ${result.rulesVersion}: ${result.error}`);
+    } else {
+      this.lastReloadError = null;
+      if (result.changed) log.info({ version: result.rulesVersion, rules: result.ruleCount }, 'rule set reloaded');
+    }
+    this.metrics.reload(result.ok);
+    this.events.emit('reload', result);
+    return result;
+  }
+
+  private startWatching(): void {
+    try {
+      this.watcher = watch(this.rulesDir, () => {
+        // Editors write in bursts (temp file, rename): reload once things settle.
+        if (this.watchTimer) clearTimeout(this.watchTimer);
+        this.watchTimer = setTimeout(() => {
+          this.watchTimer = null;
+          void this.reload();
+        }, 150);
+      });
+      this.watcher.on('error', (err) => log.warn({ err: err.message }, 'rules watcher failed'));
+    } catch (err) {
+      log.warn({ err: (err as Error).message, rulesDir: this.rulesDir }, 'cannot watch rules directory');
+    }
+  }
+}
+
+async function startGeneration(rules: RuleSet, init: Omit<WorkerInit, 'rules'>, workers: number): Promise<Generation> {
+  const workerData: WorkerInit = { rules, ...init };
+  const piscina = new Piscina<WorkerTask, WorkerReply>({
+    filename: WORKER_FILE,
+    minThreads: workers,
+    maxThreads: workers,
+    idleTimeout: 2 ** 31 - 1,
+    concurrentTasksPerWorker: 1,
+    workerData,
+  });
+  try {
+    const reply = await piscina.run({ kind: 'describe' });
+    if (reply.kind !== 'describe') throw new Error('worker did not describe itself');
+    const { kind: _k, ...describe } = reply;
+    return { piscina, rules, describe, inFlight: 0, retired: false };
+  } catch (err) {
+    await piscina.destroy();
+    throw err;
+  }
+}
