@@ -1,0 +1,178 @@
+/**
+ * `warden scan`: offline, in-process scanning. Input is the TEXT argument, or stdin, or
+ * `--file rows.jsonl` with one {"text": ..., "id"?: ..., "target"?: ...} per line. Output is
+ * one JSON verdict per input line (JSONL). A bad row gets an {"line", "error"} entry in its
+ * place and the rest are still scanned; the exit code is then 1. Exit 0 otherwise, whatever
+ * the verdicts (use `jq` on the output to gate on them).
+ */
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { Command } from 'commander';
+import { createOfflineScanner, type OfflineOptions, type OfflineScanner } from '../../scanning/offline.js';
+import type { PolicyResult, ScanPolicy } from '../../scanning/policy.js';
+import { SEVERITIES, TARGETS, type Target } from '../../scanning/types.js';
+import { stdio, type CliIO } from './rules.js';
+
+export interface ScanCliOptions {
+  file?: string;
+  target?: string;
+  rules?: string;
+  pluginDir?: string[];
+  enable?: string;
+  mode?: string;
+  blockSeverity?: string;
+}
+
+export class CliUsageError extends Error {}
+
+/** Shared by scan and eval: turns CLI flags into scanner options, rejecting bad values. */
+export function scannerOptions(o: ScanCliOptions): OfflineOptions {
+  const policy: Partial<ScanPolicy> = {};
+  if (o.mode !== undefined) {
+    if (o.mode !== 'enforce' && o.mode !== 'monitor') throw new CliUsageError(`--mode must be enforce or monitor (got "${o.mode}")`);
+    policy.mode = o.mode;
+  }
+  if (o.blockSeverity !== undefined) {
+    if (!SEVERITIES.includes(o.blockSeverity as never)) throw new CliUsageError(`--block-severity must be one of ${SEVERITIES.join(', ')} (got "${o.blockSeverity}")`);
+    policy.block_severity = o.blockSeverity as ScanPolicy['block_severity'];
+  }
+  return {
+    rulesDir: o.rules,
+    pluginDirs: o.pluginDir,
+    enabledPlugins: o.enable ? o.enable.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+    policy,
+  };
+}
+
+export function checkTarget(t: string | undefined, what = '--target'): Target {
+  const target = (t ?? 'prompt') as Target;
+  if (!TARGETS.includes(target)) throw new CliUsageError(`${what} must be one of ${TARGETS.join(', ')} (got "${t}")`);
+  return target;
+}
+
+function verdictLine(r: PolicyResult & { latency_ms: number }, extra: Record<string, unknown>): string {
+  return JSON.stringify({
+    ...extra,
+    verdict: r.verdict,
+    flagged: r.flagged,
+    risk_score: r.risk_score,
+    threats: r.threats.map(({ threat_id: _id, ...t }) => t),
+    ...(r.error ? { error: r.error } : {}),
+    latency_ms: r.latency_ms,
+  });
+}
+
+/** Reads JSONL rows; calls `row` for good ones and `bad` for lines that are not {"text": string}. */
+export async function readJsonl(
+  path: string,
+  row: (value: Record<string, unknown>, line: number) => void,
+  bad: (line: number, message: string) => void,
+): Promise<void> {
+  const rl = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  let line = 0;
+  for await (const raw of rl) {
+    line++;
+    if (raw.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (err) {
+      bad(line, `not JSON: ${(err as Error).message}`);
+      continue;
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      bad(line, 'each line must be a JSON object');
+      continue;
+    }
+    if (typeof (value as { text?: unknown }).text !== 'string') {
+      bad(line, 'missing "text" (a string)');
+      continue;
+    }
+    row(value as Record<string, unknown>, line);
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function runScan(text: string | undefined, o: ScanCliOptions, io: CliIO = stdio): Promise<number> {
+  let scanner: OfflineScanner;
+  let target: Target;
+  try {
+    target = checkTarget(o.target);
+    scanner = await createOfflineScanner(scannerOptions(o));
+  } catch (err) {
+    io.err(`warden scan: ${(err as Error).message}`);
+    return err instanceof CliUsageError ? 2 : 1;
+  }
+  if (text !== undefined && o.file !== undefined) {
+    io.err('warden scan: give either TEXT or --file, not both');
+    return 2;
+  }
+  if (o.file !== undefined) {
+    let bad = 0;
+    try {
+      await readJsonl(
+        o.file,
+        (row, line) => {
+          let rowTarget = target;
+          if (row.target !== undefined) {
+            try {
+              rowTarget = checkTarget(row.target as string, '"target"');
+            } catch (err) {
+              bad++;
+              io.out(JSON.stringify({ line, ...(row.id !== undefined ? { id: row.id } : {}), error: (err as Error).message }));
+              return;
+            }
+          }
+          io.out(verdictLine(scanner.scan(row.text as string, rowTarget), { line, ...(row.id !== undefined ? { id: row.id } : {}) }));
+        },
+        (line, message) => {
+          bad++;
+          io.out(JSON.stringify({ line, error: message }));
+        },
+      );
+    } catch (err) {
+      io.err(`warden scan: cannot read ${o.file}: ${(err as Error).message}`);
+      return 1;
+    }
+    if (bad > 0) io.err(`warden scan: ${bad} bad row(s) in ${o.file}`);
+    return bad > 0 ? 1 : 0;
+  }
+  const input = text ?? (process.stdin.isTTY ? undefined : await readStdin());
+  if (input === undefined) {
+    io.err('warden scan: give TEXT, --file rows.jsonl, or pipe text on stdin');
+    return 2;
+  }
+  io.out(verdictLine(scanner.scan(input, target), {}));
+  return 0;
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export function addScannerOptions(cmd: Command): Command {
+  return cmd
+    .option('--target <target>', `what the text is: ${TARGETS.join(' | ')}`, 'prompt')
+    .option('--rules <dir>', 'rules directory (default: the bundled rules/)')
+    .option('--plugin-dir <dir>', 'extra plugin directory (repeatable)', collect)
+    .option('--enable <names>', 'comma-separated plugins to run (default: all)')
+    .option('--mode <mode>', 'enforce | monitor', undefined)
+    .option('--block-severity <severity>', `lowest severity that blocks: ${SEVERITIES.join(' | ')}`);
+}
+
+export function register(program: Command): void {
+  addScannerOptions(
+    program
+      .command('scan')
+      .description('Scan text offline (argument, stdin, or --file rows.jsonl) and print JSONL verdicts')
+      .argument('[text]', 'text to scan; omit to read stdin')
+      .option('--file <rows.jsonl>', 'JSONL file of {"text": ...} rows'),
+  ).action(async (text: string | undefined, o: ScanCliOptions) => {
+    process.exitCode = await runScan(text, o);
+  });
+}
