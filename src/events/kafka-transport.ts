@@ -1,4 +1,4 @@
-import { Kafka, type Admin, type Consumer, type Producer, type SASLOptions, type Message } from 'kafkajs';
+import { Kafka, Partitioners, type Admin, type Consumer, type Producer, type SASLOptions, type Message } from 'kafkajs';
 import type { ConnectionOptions } from 'node:tls';
 import { log as rootLog, type Logger } from '../log.js';
 import { parseEnvelope } from './envelope.js';
@@ -123,7 +123,7 @@ export class KafkaTransport implements EventTransport {
       logLevel: kafkaLogLevel(this.log),
       logCreator: kafkaLogCreator(this.log),
     });
-    this.producer = this.kafka.producer({ allowAutoTopicCreation: false, retry: { retries: 1, initialRetryTime: 100 } });
+    this.producer = this.kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner, retry: { retries: 1, initialRetryTime: 100 } });
     this.consumer = this.kafka.consumer({
       groupId: `${this.opts.groupPrefix}${this.opts.instanceId}`,
       allowAutoTopicCreation: false,
