@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { MemoryApiKeyStore, RedisApiKeyStore, type ApiKeyStore } from './auth/api-keys.js';
 import { createJwtService } from './auth/jwt.js';
 import { ConfigError, loadConfig } from './config/load.js';
+import { startEventBus, wireEvents } from './events/wiring.js';
 import type { WardenConfig } from './config/types.js';
 import { Api } from './http/api.js';
 import { createApp } from './http/app.js';
@@ -60,6 +61,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const instanceId = config.server.instance_id ?? newId('ins');
   const registry = createRegistry({ instance_id: instanceId });
   const httpMetrics = createHttpMetrics(registry);
+  // Events first, so every subsystem wired below can raise them (src/events/wiring.ts).
+  const events = await startEventBus({ config, instanceId, registry, log, version: VERSION });
   const redis = config.redis.url ? await connectRedis(config.redis.url, log) : null;
   const prefix = config.redis.key_prefix;
 
@@ -88,6 +91,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     rateLimitHealth,
     loginLimiter: limiter,
     statusSections: new Map(),
+    events,
   };
 
   await ensureBootstrapKey(services, config, opts.announce ?? ((line) => process.stdout.write(line + '\n')));
@@ -99,6 +103,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   registerKeyRoutes(api, services);
   registerPendingRoutes(api);
   registerDocsRoutes(api, VERSION);
+  wireEvents({ api, services, lifecycle, bus: events, log });
 
   const app = createApp(services, api, log);
   const http = createServer(app.callback());

@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client';
 import type { ApiKeyStore } from './auth/api-keys.js';
 import type { JwtService } from './auth/jwt.js';
 import type { WardenConfig } from './config/types.js';
+import type { EventBus } from './events/bus.js';
 import type { RateLimitHealth } from './http/middleware/rate-limit.js';
 import type { HttpMetrics } from './metrics/registry.js';
 import type { RateLimitStore } from './ratelimit/types.js';
@@ -28,4 +29,6 @@ export interface Services {
   readonly loginLimiter: RateLimitStore;
   /** Named sections /status reports; subsystems add theirs at wiring time. */
   readonly statusSections: Map<string, () => unknown | Promise<unknown>>;
+  /** Raise events here: `events.emit(type, data, key?)` (src/events/bus.ts). */
+  readonly events: EventBus;
 }
