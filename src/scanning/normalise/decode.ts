@@ -50,7 +50,9 @@ function appendDecoded(out: MappedTextBuilder, bytes: Uint8Array, byteStart: Int
   } catch {
     return false;
   }
-  if (!mostlyPrintable(text) || text.length > budget.chars) return false;
+  if (!mostlyPrintable(text) || budget.chars <= 0) return false;
+  // Over the budget: keep the head rather than skip it, so padding cannot buy invisibility.
+  if (text.length > budget.chars) text = text.slice(0, budget.chars);
   budget.chars -= text.length;
   if (out.length > 0) out.push(10, byteStart[0]!, byteStart[0]!); // newline between payloads
   let b = 0;

@@ -93,6 +93,12 @@ const LEET: Record<number, number> = {
   124: 108, // | l
 };
 
+const MAX_LEET_RUN = 32;
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13;
+}
+
 function isLeetToken(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 64 || c === 36 || c === 33 || c === 124;
 }
@@ -107,8 +113,20 @@ export function mapLeetspeak(b: MappedTextBuilder): number {
   const n = b.length;
   let changed = 0;
   let i = 0;
+  // Length of the whitespace-delimited run each position sits in: leetspeak words stand
+  // alone; fragments of base64, URLs and hashes sit in long runs and are left as they are.
+  let runEnd = -1;
+  let runLen = 0;
   while (i < n) {
-    if (!isLeetToken(b.codeAt(i))) {
+    if (i >= runEnd) {
+      let s = i;
+      while (s < n && isSpace(b.codeAt(s))) s++;
+      let e = s;
+      while (e < n && !isSpace(b.codeAt(e))) e++;
+      runEnd = e;
+      runLen = e - s;
+    }
+    if (!isLeetToken(b.codeAt(i)) || runLen > MAX_LEET_RUN) {
       i++;
       continue;
     }
