@@ -1,6 +1,9 @@
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { WardenConfig } from '../config/types.js';
+import type { Api } from '../http/api.js';
+import { registerChatRoutes } from '../http/routes/chat.js';
+import type { Services } from '../services.js';
 import { log } from '../log.js';
 import { normaliseProvider, type ProviderInput } from '../providers/config.js';
 import { ProviderHealth, type ProviderHealthView } from '../providers/health.js';
@@ -115,4 +118,47 @@ export function createProxy(w: ProxyWiring): Proxy {
       await current.router.close();
     },
   };
+}
+
+/** The lifecycle hooks of the composition root (src/server.ts) that the proxy uses. */
+export interface ProxyLifecycle {
+  onReload(fn: (config: WardenConfig) => void | Promise<void>): void;
+  onShutdown(fn: () => void | Promise<void>): void;
+}
+
+/**
+ * Wires the proxy into the running service: POST /v1/chat/completions, the `providers` and
+ * `spend` sections of /status, reload and shutdown. Pass `proxy.providers` to the
+ * /health/providers route. `scanner`: createPoolScanner(...) over the scanning pool.
+ */
+export function wireProxy(opts: {
+  api: Api;
+  services: Pick<Services, 'config' | 'registry' | 'redis' | 'instanceId' | 'statusSections' | 'events'>;
+  lifecycle: ProxyLifecycle;
+  scanner: ChatScanner;
+  healthChecks?: boolean;
+}): Proxy {
+  const { api, services, lifecycle } = opts;
+  const proxy = createProxy({
+    config: () => services.config(),
+    registry: services.registry,
+    redis: services.redis,
+    prefix: services.config().redis.key_prefix,
+    instanceId: services.instanceId,
+    scanner: opts.scanner,
+    events: services.events,
+    healthChecks: opts.healthChecks,
+  });
+  registerChatRoutes(api, () => proxy.chat());
+  services.statusSections.set('providers', async () => {
+    const rows = await proxy.providers();
+    return { configured: rows.length, healthy: rows.filter((r) => r.status === 'healthy').length, providers: rows.map((r) => ({ name: r.name, status: r.status })) };
+  });
+  services.statusSections.set('spend', async () => {
+    const [day, month] = await Promise.all([proxy.spend.totals('day'), proxy.spend.totals('month')]);
+    return { today_usd: day.global?.cost_usd ?? 0, month_usd: month.global?.cost_usd ?? 0, requests_today: day.global?.requests ?? 0 };
+  });
+  lifecycle.onReload(() => proxy.reload());
+  lifecycle.onShutdown(() => proxy.close());
+  return proxy;
 }

@@ -1,0 +1,222 @@
+/**
+ * Proxy overhead: requests per second and latency percentiles for a 1 KB chat completion,
+ * sent straight to a fake upstream, through Warden (scanning on: prompt and output), and
+ * through the Portkey gateway (no guardrails), all in the same run against the same upstream.
+ * Each server runs in its own process; autocannon drives them from this one. Latency is
+ * measured per response with sub-millisecond precision at a steady 500 requests per second.
+ *
+ *   npx tsc -p tsconfig.json && node dist/bench/proxy.js
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+
+/** The part of autocannon this bench uses (the package ships no types). */
+interface AutocannonResult {
+  requests: { average: number };
+  errors: number;
+  non2xx: number;
+}
+type AutocannonInstance = Promise<AutocannonResult> & {
+  on(event: 'response', fn: (client: unknown, status: number, bytes: number, ms: number) => void): void;
+};
+const autocannon = createRequire(import.meta.url)('autocannon') as (opts: Record<string, unknown>) => AutocannonInstance;
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const DIST = join(ROOT, 'dist');
+const RATE = Number(process.env.BENCH_PROXY_RATE ?? 500);
+const SECONDS = Number(process.env.BENCH_PROXY_SECONDS ?? 10);
+const KEY = `svc_bench_${Math.random().toString(36).slice(2)}_0123456789abcdef`;
+
+const PROMPT = (
+  'Our team is planning a three-day offsite in Lisbon for twelve people in late spring. ' +
+  'Please suggest a schedule that mixes working sessions in the mornings with light activities in the afternoons, ' +
+  'recommend neighbourhoods that are easy to reach from the airport by metro, and list a few restaurants that can seat a group. '
+).repeat(4).slice(0, 1024);
+const BODY = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'You are a helpful travel planner.' }, { role: 'user', content: PROMPT }] });
+
+interface Target {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+}
+
+interface Figures {
+  name: string;
+  maxRps: number;
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  errors: number;
+}
+
+function child(cmd: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 30_000): Promise<{ proc: ChildProcess; match: RegExpExecArray }> {
+  const proc = spawn(process.execPath, cmd, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let seen = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${cmd.join(' ')} did not start:\n${seen.slice(-2000)}`)), timeoutMs);
+    const onData = (d: Buffer) => {
+      seen += d.toString();
+      const m = ready.exec(seen);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, match: m });
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${cmd.join(' ')} exited with ${code}:\n${seen.slice(-2000)}`));
+    });
+  });
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function load(t: Target, opts: { rate?: number; seconds: number; connections: number }) {
+  const latencies: number[] = [];
+  const instance = autocannon({
+    url: t.url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...t.headers },
+    body: BODY,
+    connections: opts.connections,
+    duration: opts.seconds,
+    ...(opts.rate ? { overallRate: opts.rate } : {}),
+  });
+  instance.on('response', (_c, status, _bytes, ms) => {
+    if (status === 200 && latencies.length < 1_000_000) latencies.push(ms);
+  });
+  const result = await instance;
+  latencies.sort((a, b) => a - b);
+  return { result, latencies };
+}
+
+async function measure(t: Target): Promise<Figures> {
+  await load(t, { seconds: 2, connections: 10, rate: RATE }); // warm-up: JIT, pools, keep-alive
+  const max = await load(t, { seconds: 5, connections: 32 });
+  const steady = await load(t, { seconds: SECONDS, connections: 50, rate: RATE });
+  return {
+    name: t.name,
+    maxRps: Math.round(max.result.requests.average),
+    rps: Math.round(steady.result.requests.average),
+    p50: percentile(steady.latencies, 50),
+    p90: percentile(steady.latencies, 90),
+    p99: percentile(steady.latencies, 99),
+    errors: steady.result.errors + steady.result.non2xx + max.result.errors + max.result.non2xx,
+  };
+}
+
+async function preflight(t: Target): Promise<number> {
+  const res = await fetch(t.url, { method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body: BODY });
+  await res.text();
+  return res.status;
+}
+
+export async function run(): Promise<void> {
+  const procs: ChildProcess[] = [];
+  try {
+    const fake = await child(
+      ['--input-type=module', '-e', `import { FakeUpstream } from ${JSON.stringify(join(DIST, 'test/support/fake-upstream.js'))};
+const f = await FakeUpstream.start({ behaviour: { kind: 'reply', content: 'Here is a plan: day one, workshops and the old town; day two, Belem; day three, Sintra.' } });
+f.record = false;
+console.log('PORT ' + f.port);`],
+      {},
+      /PORT (\d+)/,
+    );
+    procs.push(fake.proc);
+    const upstream = `http://127.0.0.1:${fake.match[1]}/v1`;
+    const targets: Target[] = [{ name: 'upstream direct', url: `${upstream}/chat/completions`, headers: {} }];
+
+    // Warden as users run it: `warden serve --config`, auth and rate limiting on, scanning on.
+    const dir = mkdtempSync(join(tmpdir(), 'warden-bench-'));
+    const cfg = join(dir, 'warden.yaml');
+    writeFileSync(
+      cfg,
+      stringify({
+        server: { port: 0 },
+        auth: { jwt: { secret: 'bench-secret-that-is-at-least-32-bytes!!' }, bootstrap_key: KEY },
+        security: { rate_limit: 1_000_000 },
+        scanning: { workers: 1 },
+        providers: [{ name: 'bench', type: 'openai', base_url: upstream, models: ['*'], max_retries: 0 }],
+      }),
+    );
+    let warden: Target | null = null;
+    try {
+      const w = await child([join(DIST, 'src/cli/warden.js'), 'serve', '--config', cfg], { WARDEN_LOG_LEVEL: 'info' }, /"url":"([^"]+)".*"msg":"warden ready"/);
+      procs.push(w.proc);
+      warden = { name: 'Warden (auth, rate limit, scanning)', url: `${w.match[1]}/v1/chat/completions`, headers: { 'x-api-key': KEY } };
+      const status = await preflight(warden);
+      if (status !== 200) {
+        console.log(`  note: warden serve answered ${status} on /v1/chat/completions; measuring the proxy on the foundation's stages instead (no auth/rate limit).`);
+        warden = null;
+      }
+    } catch (err) {
+      console.log(`  note: warden serve did not start (${(err as Error).message.split('\n')[0]}); measuring the standalone proxy app.`);
+    }
+    if (!warden) {
+      const app = await child([join(DIST, 'bench/proxy-app.js')], { UPSTREAM_URL: upstream, WARDEN_LOG_LEVEL: 'warn' }, /PORT (\d+)/);
+      procs.push(app.proc);
+      warden = { name: 'Warden proxy (scanning, no auth)', url: `http://127.0.0.1:${app.match[1]}/v1/chat/completions`, headers: {} };
+      const status = await preflight(warden);
+      if (status !== 200) throw new Error(`the standalone proxy answered ${status}`);
+    }
+    targets.push(warden);
+
+    // Portkey's open-source gateway in front of the same upstream, if installed.
+    const require = createRequire(import.meta.url);
+    let portkeyNote = '';
+    try {
+      const pkg = require.resolve('@portkey-ai/gateway/package.json');
+      const script = join(pkg, '..', 'build', 'start-server.js');
+      if (!existsSync(script)) throw new Error('build/start-server.js missing');
+      const port = 20_000 + Math.floor(Math.random() * 20_000);
+      const pk = await child([script, `--port=${port}`, '--headless'], {}, /Ready for connections/);
+      procs.push(pk.proc);
+      const t: Target = {
+        name: 'Portkey gateway 1.x (no guardrails)',
+        url: `http://127.0.0.1:${port}/v1/chat/completions`,
+        headers: { 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstream, authorization: 'Bearer sk-bench' },
+      };
+      if ((await preflight(t)) === 200) targets.push(t);
+      else portkeyNote = 'Portkey started but did not proxy the request';
+    } catch (err) {
+      portkeyNote = `Portkey not measured: ${(err as Error).message.split('\n')[0]}`;
+    }
+
+    const figures: Figures[] = [];
+    for (const t of targets) figures.push(await measure(t));
+    const base = figures[0]!;
+    const f = (n: number) => n.toFixed(2).padStart(8);
+    console.log(`\nProxy overhead: 1 KB chat completion, ${RATE} req/s steady for ${SECONDS} s (latency in ms), max req/s over 5 s`);
+    console.log(`${'target'.padEnd(40)} ${'max rps'.padStart(8)} ${'rps'.padStart(6)} ${'p50'.padStart(8)} ${'p90'.padStart(8)} ${'p99'.padStart(8)} ${'+p50'.padStart(8)} ${'+p99'.padStart(8)} errors`);
+    for (const x of figures) {
+      const added = x === base ? ['', ''] : [f(x.p50 - base.p50), f(x.p99 - base.p99)];
+      console.log(`${x.name.padEnd(40)} ${String(x.maxRps).padStart(8)} ${String(x.rps).padStart(6)} ${f(x.p50)} ${f(x.p90)} ${f(x.p99)} ${added[0]!.padStart(8)} ${added[1]!.padStart(8)} ${x.errors}`);
+    }
+    const w = figures[1]!;
+    console.log(`Warden adds ${(w.p50 - base.p50).toFixed(2)} ms at p50 (target <= 1) and ${(w.p99 - base.p99).toFixed(2)} ms at p99 (target <= 3).`);
+    if (portkeyNote) console.log(portkeyNote);
+  } finally {
+    for (const p of procs) if (p.exitCode === null) p.kill('SIGTERM');
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  run().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
