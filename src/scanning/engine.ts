@@ -234,13 +234,15 @@ function overlaps(a: Span[], b: Span[]): boolean {
   return false;
 }
 
+/** Sorted, with overlapping spans coalesced. */
 function unionSpans(a: Span[], b: Span[]): Span[] {
   const all = [...a, ...b].sort((x, y) => x.start - y.start || x.end - y.end);
   const out: Span[] = [];
   for (const s of all) {
     const last = out[out.length - 1];
-    if (last && last.start === s.start && last.end === s.end) continue;
-    out.push({ start: s.start, end: s.end });
+    if (last && s.start < last.end) last.end = Math.max(last.end, s.end);
+    else if (last && s.start === last.start && s.end === last.end) continue;
+    else out.push({ start: s.start, end: s.end });
   }
   return out;
 }
