@@ -20,7 +20,13 @@ const target = (opt('--target') ?? 'prompt') as Target;
 const matcher = new HarnessMatcher(loadRules(resolve(repo, 'rules')));
 const failures = matcher.selfTest();
 for (const f of failures) console.log('RULE TEST FAIL', f);
-const plugins = (await loadPlugins(resolve(repo, 'dist/plugins'))).filter((p) => !(opt('--skip') ?? '').split(',').includes(p.meta.name));
+// --cv-scores FILE --cv-threshold X: use the classifier's HELD-OUT scores (from
+// train-classifier --dump-cv) instead of the shipped model, which has seen every row.
+const cvScoresFile = opt('--cv-scores');
+const cvScores = cvScoresFile ? (JSON.parse(readFileSync(cvScoresFile, 'utf8')) as number[]) : undefined;
+const cvThreshold = Number(opt('--cv-threshold') ?? '0');
+const skip = (opt('--skip') ?? '').split(',').concat(cvScores ? ['classifier'] : []);
+const plugins = (await loadPlugins(resolve(repo, 'dist/plugins'))).filter((p) => !skip.includes(p.meta.name));
 
 interface Row { text: string; label: number; category?: string; source?: string }
 const rows = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row);
@@ -30,9 +36,10 @@ const ruleCounts = new Map<string, [number, number]>();
 const showMiss = opt('--misses');
 const t0 = performance.now();
 let bytes = 0;
-for (const row of rows) {
+for (const [i, row] of rows.entries()) {
   bytes += row.text.length;
   const findings = scanWith(row.text, target, matcher, plugins);
+  if (cvScores && cvScores[i]! >= cvThreshold) findings.push({ attackType: 'prompt_injection', severity: 'medium', confidence: 0.5, ruleId: 'classifier.held-out', message: '', spans: [] });
   const hit = findings.length > 0;
   const cat = row.category ?? (row.label ? 'attack' : 'benign');
   const c = byCat.get(cat) ?? [0, 0]; c[0] += hit ? 1 : 0; c[1]++; byCat.set(cat, c);

@@ -1,0 +1,130 @@
+/**
+ * Feature hashing shared by the classifier plugin and scripts/train-classifier.ts, so training
+ * and inference cannot drift apart.
+ *
+ * One linear pass over UTF-16 code units, no allocation per feature:
+ *  - characters are folded (ASCII lower case, digits -> '0', whitespace runs -> one space);
+ *  - character 3-, 4- and 5-grams ending at each position;
+ *  - word unigrams and bigrams (a word is a run of letters/digits or any non-ASCII unit).
+ * Every feature is hashed (FNV-style mixing, then a murmur finaliser) into `1 << bits` buckets.
+ * The sink receives (bucket, position) so callers can sum weights per window or collect them.
+ */
+
+export interface FeatureSink {
+  add(bucket: number, position: number): void;
+}
+
+const FNV = 16777619;
+const SEED3 = 0x9e3779b1 | 0;
+const UNI = 0x2545f491 | 0;
+const BI = 0x6c8e9cf5 | 0;
+
+/** Fibonacci hashing: the top `bits` bits of h * golden ratio; one multiply per feature. */
+const GOLDEN = 0x9e3779b1 | 0;
+
+/** Feature families, as a bit mask stored in model.json (`features`). */
+export const F_CHAR3 = 1, F_CHAR4 = 2, F_CHAR5 = 4, F_WORDS = 8;
+export const F_ALL = F_CHAR3 | F_CHAR4 | F_CHAR5 | F_WORDS;
+
+export function hashFeatures(text: string, bits: number, sink: FeatureSink, features = F_ALL): void {
+  const c3on = (features & F_CHAR3) !== 0, c4on = (features & F_CHAR4) !== 0, c5on = (features & F_CHAR5) !== 0, won = (features & F_WORDS) !== 0;
+  const shift = 32 - bits;
+  // Last four folded characters (c1 newest before the current one).
+  let c1 = 32, c2 = 32, c3 = 32, c4 = 32;
+  let word = 0;
+  let wordLen = 0;
+  let prevWord = 0;
+  let prevSpace = true;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    let u = text.charCodeAt(i);
+    if (u >= 65 && u <= 90) u += 32;
+    else if (u >= 48 && u <= 57) u = 48;
+    else if (u === 9 || u === 10 || u === 13 || u === 12 || u === 11 || u === 160) u = 32;
+    else if (u >= 0x0400 && u <= 0x042f) u += 32; // Cyrillic capitals
+    if (u === 32 && prevSpace) continue;
+    prevSpace = u === 32;
+
+    // Character n-grams ending here, built backwards so each length has its own hash.
+    let h = Math.imul(SEED3 ^ u, FNV);
+    h = Math.imul(h ^ c1, FNV);
+    h = Math.imul(h ^ c2, FNV);
+    if (c3on) sink.add(Math.imul(h ^ 3, GOLDEN) >>> shift, i);
+    h = Math.imul(h ^ c3, FNV);
+    if (c4on) sink.add(Math.imul(h ^ 4, GOLDEN) >>> shift, i);
+    if (c5on) {
+      h = Math.imul(h ^ c4, FNV);
+      sink.add(Math.imul(h ^ 5, GOLDEN) >>> shift, i);
+    }
+    c4 = c3; c3 = c2; c2 = c1; c1 = u;
+
+    const wordChar = (u >= 97 && u <= 122) || u === 48 || u >= 128;
+    if (wordChar) {
+      word = Math.imul(word ^ u, FNV);
+      wordLen++;
+    } else if (wordLen > 0) {
+      if (won) sink.add(Math.imul(word ^ UNI, GOLDEN) >>> shift, i);
+      if (won) sink.add(Math.imul(Math.imul(prevWord, 31) ^ word ^ BI, GOLDEN) >>> shift, i);
+      prevWord = word;
+      word = 0;
+      wordLen = 0;
+    }
+  }
+  if (wordLen > 0 && won) {
+    sink.add(Math.imul(word ^ UNI, GOLDEN) >>> shift, n);
+    sink.add(Math.imul(Math.imul(prevWord, 31) ^ word ^ BI, GOLDEN) >>> shift, n);
+  }
+}
+
+/**
+ * Sums weights per chunk of `chunkChars` characters, then scores every window of
+ * `windowChunks` consecutive chunks as (sum / sqrt(count)). Returns the best window and where
+ * it is, so a long document is judged by its most suspicious part instead of being diluted.
+ */
+export class WindowScorer implements FeatureSink {
+  private sums: Float64Array;
+  private counts: Uint32Array;
+  private weights: Int8Array = new Int8Array(0);
+  private chunkShift = 8;
+  private lastChunk = 0;
+  /** When set, features are recorded instead of scored (training uses the same code path). */
+  collect: { buckets: number[]; positions: number[] } | null = null;
+
+  constructor(maxChunks = 4096) {
+    this.sums = new Float64Array(maxChunks);
+    this.counts = new Uint32Array(maxChunks);
+    this.lastChunk = maxChunks - 1;
+  }
+
+  add(bucket: number, position: number): void {
+    if (this.collect !== null) { this.collect.buckets.push(bucket); this.collect.positions.push(position); return; }
+    let c = position >>> this.chunkShift;
+    if (c > this.lastChunk) c = this.lastChunk;
+    this.sums[c]! += this.weights[bucket]!;
+    this.counts[c]!++;
+  }
+
+  /** Best window: raw (unscaled) normalised score and the character range it covers. */
+  score(text: string, weights: Int8Array, bits: number, chunkChars: number, windowChunks: number, features = F_ALL): { raw: number; start: number; end: number } {
+    if ((chunkChars & (chunkChars - 1)) !== 0) throw new Error('chunkChars must be a power of two');
+    this.weights = weights;
+    this.chunkShift = 31 - Math.clz32(chunkChars);
+    const chunks = Math.min(this.sums.length, Math.max(1, Math.ceil(text.length / chunkChars)));
+    this.sums.fill(0, 0, chunks);
+    this.counts.fill(0, 0, chunks);
+    hashFeatures(text, bits, this, features);
+    const w = Math.min(windowChunks, chunks);
+    let s = 0;
+    let c = 0;
+    for (let k = 0; k < w; k++) { s += this.sums[k]!; c += this.counts[k]!; }
+    let best = c > 0 ? s / Math.sqrt(c) : 0;
+    let bestAt = 0;
+    for (let k = w; k < chunks; k++) {
+      s += this.sums[k]! - this.sums[k - w]!;
+      c += this.counts[k]! - this.counts[k - w]!;
+      const v = c > 0 ? s / Math.sqrt(c) : 0;
+      if (v > best) { best = v; bestAt = k - w + 1; }
+    }
+    return { raw: best, start: bestAt * chunkChars, end: Math.min(text.length, (bestAt + w) * chunkChars) };
+  }
+}
