@@ -99,7 +99,7 @@ export class KafkaTransport implements EventTransport {
       topicPrefix: 'warden.',
       groupPrefix: 'warden-',
       bufferSize: 10_000,
-      maxWaitMs: 100,
+      maxWaitMs: 50,
       startTimeoutMs: 10_000,
       healthIntervalMs: 3_000,
       source: `warden/${options.instanceId}`,

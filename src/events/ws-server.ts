@@ -294,8 +294,8 @@ export class EventStreamServer {
 
   private broadcast(event: EventEnvelope): void {
     if (this.clients.size === 0) return;
-    // Serialised once, whatever the number of clients.
-    const text = JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data });
+    // Serialised and encoded once, whatever the number of clients; sent as a text frame.
+    const text = Buffer.from(JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data }));
     let sent = 0;
     for (const client of this.clients) {
       if (client.filter && !client.filter.has(event.type)) continue;
@@ -305,7 +305,7 @@ export class EventStreamServer {
   }
 
   /** Sends without waiting; a client whose backlog passes the bound is closed, never waited for. */
-  private send(client: Client, text: string): boolean {
+  private send(client: Client, text: string | Buffer): boolean {
     if (client.closing || client.socket.readyState !== WebSocket.OPEN) return false;
     if (client.socket.bufferedAmount > this.opts.maxBufferedBytes) {
       this.metrics?.slowDropped.inc();
@@ -313,7 +313,7 @@ export class EventStreamServer {
       this.closeClient(client, CLOSE.TRY_AGAIN_LATER, 'client too slow');
       return false;
     }
-    client.socket.send(text);
+    client.socket.send(text, { binary: false });
     return true;
   }
 

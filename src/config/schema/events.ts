@@ -16,7 +16,7 @@ export const kafkaSchema = {
     client_id: { type: 'string', default: 'warden' },
     topic_prefix: { type: 'string', default: 'warden.' },
     buffer_size: { type: 'integer', minimum: 1, default: 10000, description: 'Events kept while Kafka is unreachable.' },
-    max_wait_ms: { type: 'integer', minimum: 1, maximum: 30000, default: 100, description: 'Longest a consumer fetch waits for new events.' },
+    max_wait_ms: { type: 'integer', minimum: 1, maximum: 30000, default: 50, description: 'Longest a consumer fetch waits for new events.' },
     start_timeout_ms: { type: 'integer', minimum: 0, default: 10000, description: 'How long start-up waits for Kafka before running degraded.' },
     ssl: { type: 'boolean', default: false },
     sasl: {
