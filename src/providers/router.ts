@@ -66,6 +66,11 @@ export class ProviderRouter {
     for (const p of providers) this.breakers.set(p.name, new CircuitBreaker(p.breaker_failures, p.breaker_cooldown_ms));
   }
 
+  /** The health checker probes through this router's adapters, so it is attached after both exist. */
+  attachHealth(health: ProviderHealth): void {
+    this.opts.health = health;
+  }
+
   /** The adapters serving `model`, best first. Throws 503 if none exist at all, 404 for an unknown model. */
   candidates(model: string): ProviderAdapter[] {
     if (this.adapters.length === 0) {

@@ -58,7 +58,6 @@ export interface ChatDeps {
   spend?: SpendTracker;
   metrics?: ProxyMetrics;
   events?: EventSink;
-  instanceId?: string;
 }
 
 const sse = (obj: unknown) => `data: ${JSON.stringify(obj)}\n\n`;

@@ -76,17 +76,11 @@ export function createProxy(w: ProxyWiring): Proxy {
   const build = (c: ProxyConfig) => {
     const providers = (c.providers ?? []).map((p) => normaliseProvider(p as ProviderInput));
     // The health checker probes through the router's own adapters (same pools, same keys).
-    const holder: { health?: ProviderHealth } = {};
-    const router = new ProviderRouter(providers, {
-      metrics,
-      get health() {
-        return holder.health;
-      },
-    } as ConstructorParameters<typeof ProviderRouter>[1]);
+    const router = new ProviderRouter(providers, { metrics });
     const hc = c.health_checks ?? { interval_ms: 30_000, timeout_ms: 5_000, degraded_latency_ms: 2_000 };
     const health = new ProviderHealth(router.adapters, healthStore, { ...hc, instanceId: w.instanceId }, w.events, metrics);
-    holder.health = health;
-    const chat = new ChatService({ router, scanner: w.scanner, settings: () => chatSettings(w.config()), spend, metrics, events: w.events, instanceId: w.instanceId });
+    router.attachHealth(health);
+    const chat = new ChatService({ router, scanner: w.scanner, settings: () => chatSettings(w.config()), spend, metrics, events: w.events });
     if (w.healthChecks !== false && providers.length > 0) health.start();
     return { router, health, chat, key: JSON.stringify(c.providers ?? []) + JSON.stringify(hc) };
   };

@@ -5,6 +5,8 @@ import { OpenAIAdapter } from '../../src/providers/openai.js';
 import { AnthropicAdapter, toAnthropicRequest, fromAnthropicResponse } from '../../src/providers/anthropic.js';
 import { ProviderRouter } from '../../src/providers/router.js';
 import { UpstreamError } from '../../src/providers/errors.js';
+import { ProviderHealth } from '../../src/providers/health.js';
+import { MemoryHealthStore } from '../../src/providers/health-store.js';
 import type { ChatCompletionChunk, ChatRequest } from '../../src/providers/types.js';
 
 const KEY = 'sk-test-SECRET-upstream-key-123456';
@@ -200,6 +202,32 @@ describe('providers: router failover and circuit breaker', function () {
       await router.complete(req(), signal());
       expect(a.chatRequests.length).to.equal(2); // skipped while open
     } finally {
+      await router.close();
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('feeds failures to health, and then prefers a healthy provider over a degraded one with a better priority', async () => {
+    const a = await FakeUpstream.start({ behaviour: { kind: 'reply', content: 'from A' } });
+    const b = await FakeUpstream.start({ behaviour: { kind: 'reply', content: 'from B' } });
+    const router = new ProviderRouter([
+      provider({ name: 'a', base_url: a.url, priority: 1, max_retries: 0 }),
+      provider({ name: 'b', base_url: b.url, priority: 2 }),
+    ]);
+    const health = new ProviderHealth(router.adapters, new MemoryHealthStore(), { interval_ms: 60_000, timeout_ms: 1000, degraded_latency_ms: 1000, instanceId: 'i' });
+    router.attachHealth(health);
+    try {
+      expect(router.candidates('fake-model').map((x) => x.config.name)).to.deep.equal(['a', 'b']);
+      a.queue({ kind: 'error', status: 502 });
+      expect((await router.complete(req(), signal())).provider.name).to.equal('b');
+      await new Promise((r) => setTimeout(r, 50)); // passive signals are written asynchronously
+      expect(health.status('a')).to.equal('degraded');
+      expect(router.candidates('fake-model').map((x) => x.config.name)).to.deep.equal(['b', 'a']);
+      for (let i = 0; i < 3; i++) expect((await router.complete(req(), signal())).provider.name).to.equal('b');
+      expect(a.chatRequests).to.have.length(1);
+    } finally {
+      await health.stop();
       await router.close();
       await a.close();
       await b.close();
