@@ -16,6 +16,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { hashFeatures, WindowScorer, F_ALL } from '../plugins/classifier/features.js';
+import { normalise } from '../src/scanning/normalise/index.js';
 
 interface Row { text: string; label: number; category?: string; source?: string }
 interface Instance { idx: Int32Array; val: Float32Array }
@@ -26,12 +27,13 @@ const opt = (name: string, dflt: string): string => { const i = args.indexOf(nam
 const DATA = opt('--data', '/work/shared/data/injection-dev.jsonl');
 const BITS = Number(opt('--bits', '18'));
 const OUT = opt('--out', 'plugins/classifier');
-const CHUNK = Number(opt('--chunk', '256'));
+const CHUNK = Number(opt('--chunk', '128'));
 const WINDOW = Number(opt('--window', '4'));
 const EPOCHS = Number(opt('--epochs', '12'));
-const L2 = Number(opt('--l2', '1e-6'));
+const L2 = Number(opt('--l2', '1e-4'));
 const LR = Number(opt('--lr', '0.2'));
 const TARGET_FP = Number(opt('--target-fp', '0.015'));
+const TARGET_FP_LONG = Number(opt('--target-fp-long', '0.03'));
 const SEED = Number(opt('--seed', '1337'));
 const FEATURES = Number(opt('--features', String(F_ALL)));
 
@@ -65,10 +67,17 @@ function toInstance(buckets: number[]): Instance {
 }
 
 /** The same windows the plugin scores: chunks of CHUNK chars, windows of WINDOW chunks, stride one chunk. */
+/** The text the plugin will score: the engine's 'normalised' view when it builds one, else the original. */
+function scoredView(text: string): string {
+  const input = normalise(text, 'prompt');
+  return (input.views.find((v) => v.kind === 'normalised') ?? input.views[0]!).text;
+}
+
 function prepare(row: Row): Prepared {
   const col = new Collector();
-  hashFeatures(row.text, BITS, col.sink, FEATURES);
-  const nChunks = Math.max(1, Math.ceil(row.text.length / CHUNK));
+  const text = scoredView(row.text);
+  hashFeatures(text, BITS, col.sink, FEATURES);
+  const nChunks = Math.max(1, Math.ceil(text.length / CHUNK));
   const perChunk: number[][] = Array.from({ length: nChunks }, () => []);
   for (let i = 0; i < col.buckets.length; i++) perChunk[Math.min(nChunks - 1, (col.positions[i]! / CHUNK) | 0)]!.push(col.buckets[i]!);
   const windows: Instance[] = [];
@@ -138,11 +147,11 @@ function quantise(m: Model): { q: Int8Array; scale: number } {
   return { q, scale };
 }
 
-function report(scores: number[], prepared: Prepared[], threshold: number): Record<string, unknown> {
+function report(scores: number[], prepared: Prepared[], threshold: number, thresholdLong = threshold): Record<string, unknown> {
   const byCat = new Map<string, [number, number]>();
   const bySrc = new Map<string, [number, number]>();
   prepared.forEach((p, i) => {
-    const hit = scores[i]! >= threshold ? 1 : 0;
+    const hit = scores[i]! >= (isLong(p) ? thresholdLong : threshold) ? 1 : 0;
     const cat = p.row.category ?? (p.row.label ? 'attack' : 'benign');
     const c = byCat.get(cat) ?? [0, 0]; c[0] += hit; c[1]++; byCat.set(cat, c);
     const key = `${cat} ${p.row.source ?? '-'}`;
@@ -154,9 +163,14 @@ function report(scores: number[], prepared: Prepared[], threshold: number): Reco
   };
 }
 
-/** Lowest threshold whose benign flag rate is at most targetFp. */
-function pickThreshold(scores: number[], prepared: Prepared[], targetFp: number): number {
-  const benign = prepared.map((p, i) => (p.row.label === 0 ? scores[i]! : NaN)).filter((s) => !Number.isNaN(s)).sort((a, b) => b - a);
+/**
+ * Lowest threshold whose benign flag rate is at most targetFp, among rows of one length class:
+ * a long text is judged by its best of many windows, so benign long texts score higher by
+ * chance and get their own (higher) threshold.
+ */
+const isLong = (p: Prepared): boolean => p.windows.length > 1;
+function pickThreshold(scores: number[], prepared: Prepared[], targetFp: number, long: boolean): number {
+  const benign = prepared.map((p, i) => (p.row.label === 0 && isLong(p) === long ? scores[i]! : NaN)).filter((s) => !Number.isNaN(s)).sort((a, b) => b - a);
   const allowed = Math.floor(benign.length * targetFp);
   return benign[allowed]! + 1e-6;
 }
@@ -167,6 +181,7 @@ const prepared = rows.map(prepare);
 console.log(`prepared ${rows.length} rows, ${prepared.reduce((s, p) => s + p.windows.length, 0)} windows in ${Date.now() - t0} ms`);
 
 let threshold = 0;
+let thresholdLong = 0;
 let cv: Record<string, unknown> | undefined;
 if (args.includes('--cv')) {
   // A "source" here is the dataset family (owner/repo): BIPIA's benign and attacked e-mails
@@ -179,15 +194,17 @@ if (args.includes('--cv')) {
   const family = opt('--cv-mode', 'family') === 'rows' ? (r: Row): string => foldOf[rowIndex.get(r)!]! : byFamily;
   const sources = [...new Set(rows.map(family))];
   const scores = new Array<number>(rows.length).fill(0);
+  console.error(`cross-validating over ${new Set(rows.map(family)).size} groups`);
   sources.forEach((src, s) => {
     const trainSet = prepared.filter((p) => family(p.row) !== src);
     const m = train(trainSet, (p) => p.row.label, SEED + s);
     prepared.forEach((p, i) => { if (family(p.row) === src) scores[i] = rowScore(m, p); });
   });
-  threshold = pickThreshold(scores, prepared, TARGET_FP);
+  threshold = pickThreshold(scores, prepared, TARGET_FP, false);
+  thresholdLong = pickThreshold(scores, prepared, TARGET_FP_LONG, true);
   const dump = opt('--dump-cv', '');
   if (dump) writeFileSync(dump, JSON.stringify(scores));
-  cv = { method: opt('--cv-mode', 'family') === 'rows' ? '5-fold-by-row' : 'leave-one-dataset-family-out', target_fp: TARGET_FP, threshold_logit: threshold, at_threshold: report(scores, prepared, threshold), at_logit_0: report(scores, prepared, 0) };
+  cv = { method: opt('--cv-mode', 'family') === 'rows' ? '5-fold-by-row' : 'leave-one-dataset-family-out', target_fp: TARGET_FP, threshold_logit: threshold, threshold_logit_long: thresholdLong, at_threshold: report(scores, prepared, threshold, thresholdLong), at_logit_0: report(scores, prepared, 0) };
   console.log(JSON.stringify(cv, null, 1));
 }
 
@@ -202,8 +219,9 @@ const model = {
   bits: BITS, features: FEATURES, chunk_chars: CHUNK, window_chunks: WINDOW,
   heads: { detect: { bias: detect.b, scale: dq.scale, offset: 0 }, type: { bias: type.b, scale: tq.scale, offset: 1 << BITS } },
   threshold_logit: threshold,
+  threshold_logit_long: thresholdLong,
   trained: { rows: rows.length, data: DATA.split('/').pop(), epochs: EPOCHS, l2: L2, lr: LR, seed: SEED },
-  cv: cv ? { method: cv.method, target_fp: TARGET_FP, categories: (cv.at_threshold as { categories: unknown }).categories } : undefined,
+  cv: cv ? { method: cv.method, target_fp: TARGET_FP, target_fp_long: TARGET_FP_LONG, categories: (cv.at_threshold as { categories: unknown }).categories } : undefined,
 };
 const bin = new Int8Array(2 << BITS);
 bin.set(dq.q, 0);
@@ -211,5 +229,5 @@ bin.set(tq.q, 1 << BITS);
 writeFileSync(resolve(OUT, 'weights.bin'), Buffer.from(bin.buffer));
 writeFileSync(resolve(OUT, 'model.json'), JSON.stringify(model, null, 2) + '\n');
 const trainScores = prepared.map((p) => rowScore(detect, p));
-console.log('training-set fit at threshold:', JSON.stringify(report(trainScores, prepared, threshold).categories));
+console.log('training-set fit at threshold:', JSON.stringify(report(trainScores, prepared, threshold, thresholdLong).categories));
 console.log(`wrote ${OUT}/model.json and weights.bin (${bin.length} bytes) in ${Date.now() - t0} ms`);

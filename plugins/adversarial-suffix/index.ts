@@ -33,13 +33,18 @@ export function suffixScore(text: string): SuffixScore {
   if (len < TAIL - 40 + MIN_HEAD) return none;
   const tailStart = Math.max(lineStart + MIN_HEAD, end - TAIL);
   let oddHead = 0;
-  for (let i = lineStart; i < tailStart; i++) if (ODD.has(text.charCodeAt(i))) oddHead++;
+  let headInCode = false;
+  for (let i = lineStart; i < tailStart; i++) {
+    const u = text.charCodeAt(i);
+    if (u === 96) headInCode = !headInCode;
+    else if (!headInCode && ODD.has(u)) oddHead++;
+  }
   if (oddHead > 0.01 * (tailStart - lineStart)) return none;
   let odd = 0, letters = 0, glued = 0, midCaps = 0;
   let prevEndsSentence = true;
   let wordStart = true;
   // Inline `code` and #hashtags legitimately hold CamelCase and symbols: not counted.
-  let inCode = false;
+  let inCode = headInCode;
   let inHashtag = false;
   for (let i = tailStart; i < end; i++) {
     const u = text.charCodeAt(i);
@@ -70,10 +75,10 @@ const plugin: DetectorPlugin = {
     version: '1.0.0',
     description: 'Optimisation-based jailbreak suffixes (GCG-style word salad of brackets, escapes and glued tokens) after a plain request.',
     targets: ['prompt', 'rag'],
-    defaultConfig: { min_score: 6 },
+    defaultConfig: { min_score: 6.5 },
   },
   scan(input: NormalisedInput, ctx): Finding[] {
-    const min = Number(ctx.config.min_score ?? 6);
+    const min = Number(ctx.config.min_score ?? 6.5);
     const r = suffixScore(input.original);
     if (r.score < min) return [];
     return [{

@@ -24,7 +24,10 @@ export interface ModelFile {
   chunk_chars: number;
   window_chunks: number;
   heads: { detect: Head; type: Head };
+  /** Threshold for texts of one window or less. */
   threshold_logit: number;
+  /** Threshold for longer texts, judged by their best window (higher: best of many by chance). */
+  threshold_logit_long?: number;
 }
 
 /** model.json sits next to the source; compiled code runs from dist/, so look in both places. */
@@ -86,16 +89,18 @@ const plugin: DetectorPlugin = {
     version: '1.0.0',
     description: 'Hashed n-gram logistic regression trained on the development set; catches paraphrased and non-English injections and jailbreaks.',
     targets: ['prompt', 'rag'],
-    // threshold_logit null = the threshold chosen by cross-validation, stored in model.json.
-    defaultConfig: { threshold_logit: null as number | null, view: 'normalised' },
+    // null thresholds = the ones chosen by cross-validation, stored in model.json.
+    defaultConfig: { threshold_logit: null as number | null, threshold_logit_long: null as number | null, view: 'normalised' },
   },
   scan(input: NormalisedInput, ctx): Finding[] {
     const c = classifier();
     const wanted = String(ctx.config.view ?? 'normalised');
     const view = input.views.find((v) => v.kind === wanted) ?? input.views[0]!;
     const { logit, start, end } = c.score(view.text);
-    const configured = ctx.config.threshold_logit;
-    const threshold = typeof configured === 'number' ? configured : c.model.threshold_logit;
+    const long = view.text.length > c.model.chunk_chars * c.model.window_chunks;
+    const configured = long ? ctx.config.threshold_logit_long : ctx.config.threshold_logit;
+    const fromModel = long ? c.model.threshold_logit_long ?? c.model.threshold_logit : c.model.threshold_logit;
+    const threshold = typeof configured === 'number' ? configured : fromModel;
     if (!(logit >= threshold)) return [];
     const windowText = view.text.slice(start, end);
     const attackType: AttackType = input.target === 'rag' ? 'indirect_injection' : c.typeLogit(windowText) > 0 ? 'jailbreak' : 'prompt_injection';
