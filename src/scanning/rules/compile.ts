@@ -4,10 +4,10 @@
  * number of rules. Only rules whose condition those candidates satisfy run their exact RE2s,
  * which confirm the match and give the spans.
  *
- * The prefilter holds each pattern in relaxed form (relax.ts: large counted repetitions become
- * * or +, a superset) and in sets of at most SET_SIZE patterns: one set of every pattern of the
- * shipped rules measured ~2 MB/s because the DFA's states multiply across patterns and its
- * cache thrashes; relaxed sets of 32 measured ~20x faster. The normaliser's triage patterns
+ * The prefilter holds each pattern in a cheaper superset form (its most selective gap-free
+ * piece, segment.ts, or relaxed counts, relax.ts) in sets of at most SET_SIZE patterns: one set
+ * of every shipped pattern as written measured ~2 MB/s because the DFA's states multiply across
+ * patterns with long gaps and its cache thrashes; these forms in sets of 64 measured ~50x that. The normaliser's triage patterns
  * form one more small set, run on the original text only.
  */
 import RE2 from 're2';
@@ -16,14 +16,18 @@ import { TRIAGE_PATTERNS, toUtf8, triageFromMatches, type Triage } from '../norm
 import type { NormalisedInput, RuleHit, RuleMatcher, Span, Target } from '../types.js';
 import { TARGETS } from '../types.js';
 import type { RuleSet } from './load.js';
-import { relaxPattern } from './relax.js';
+import { relaxPattern, withoutCaptures } from './relax.js';
+import { prefilterSegment } from './segment.js';
 import { requiredMatches, type RuleSpec } from './schema.js';
 
 const MAX_SPANS_PER_PATTERN = 8;
 
 interface PatternRef {
   rule: number; // index into TargetRules.rules
-  re: RE2;
+  /** Exact pattern, answers yes/no from the DFA (run on the view's UTF-8 bytes). */
+  confirm: RE2;
+  /** Exact pattern without capturing groups, global: the spans. */
+  spans: RE2;
 }
 
 type RE2Set = InstanceType<typeof RE2.Set>;
@@ -37,7 +41,7 @@ interface TargetRules {
   bases: number[];
 }
 
-const SET_SIZE = 32;
+const SET_SIZE = 64;
 let triageSet: RE2Set | null = null;
 
 export class CompiledRules implements RuleMatcher {
@@ -45,7 +49,7 @@ export class CompiledRules implements RuleMatcher {
   readonly ruleCount: number;
   private readonly byTarget = new Map<Target, TargetRules>();
   /** The last original text triaged, so match() does not pass over it a second time. */
-  private cache: { text: string; target: Target; indices: number[] } | null = null;
+  private cache: { text: string; target: Target; indices: number[]; bytes: Buffer } | null = null;
   private warnedFallback = false;
 
   constructor(readonly ruleSet: RuleSet) {
@@ -58,7 +62,7 @@ export class CompiledRules implements RuleMatcher {
       const sources: string[] = [];
       rules.forEach((rule, ri) => {
         for (const p of rule.patterns) {
-          patterns.push({ rule: ri, re: new RE2(p, 'giu') });
+          patterns.push({ rule: ri, confirm: new RE2(p, 'iu'), spans: spanRegex(p) });
           sources.push(prefilterForm(p));
         }
       });
@@ -78,7 +82,7 @@ export class CompiledRules implements RuleMatcher {
     const t = this.byTarget.get(target)!;
     const bytes = toUtf8(text);
     const indices = this.runSets(t, text, bytes);
-    this.cache = { text, target, indices };
+    this.cache = { text, target, indices, bytes };
     triageSet ??= new RE2.Set(TRIAGE_PATTERNS as string[]);
     return triageFromMatches(triageSet.match(bytes), 0);
   }
@@ -92,9 +96,15 @@ export class CompiledRules implements RuleMatcher {
     for (let v = 0; v < input.views.length; v++) {
       const view = input.views[v]!;
       let indices: number[];
+      let bytes: Buffer;
       const c = this.cache;
-      if (v === 0 && c !== null && c.text === view.text && c.target === input.target) indices = c.indices;
-      else indices = this.runSets(t, view.text, toUtf8(view.text));
+      if (v === 0 && c !== null && c.text === view.text && c.target === input.target) {
+        indices = c.indices;
+        bytes = c.bytes;
+      } else {
+        bytes = toUtf8(view.text);
+        indices = this.runSets(t, view.text, bytes);
+      }
       if (indices.length === 0) continue;
       counts.fill(0);
       for (const i of indices) counts[t.patterns[i]!.rule]!++;
@@ -104,10 +114,10 @@ export class CompiledRules implements RuleMatcher {
         const spans: Span[] = [];
         let confirmed = 0;
         for (const pi of indices) {
-          if (t.patterns[pi]!.rule !== r) continue;
-          const before = spans.length;
-          collectSpans(t.patterns[pi]!.re, view.text, (s, e) => spans.push(view.toOriginal(s, e)));
-          if (spans.length > before) confirmed++;
+          const ref = t.patterns[pi]!;
+          if (ref.rule !== r || !ref.confirm.test(bytes)) continue;
+          confirmed++;
+          collectSpans(ref.spans, view.text, (s, e) => spans.push(view.toOriginal(s, e)));
         }
         if (confirmed < t.need[r]!) continue;
         hitRules.add(r);
@@ -146,8 +156,7 @@ export class CompiledRules implements RuleMatcher {
       }
       const out: number[] = [];
       t.patterns.forEach((p, i) => {
-        p.re.lastIndex = 0;
-        if (p.re.test(text)) out.push(i);
+        if (p.confirm.test(bytes)) out.push(i);
       });
       return out;
     }
@@ -167,15 +176,26 @@ function collectSpans(re: RE2, text: string, push: (start: number, end: number) 
   re.lastIndex = 0;
 }
 
-/** The relaxed pattern if RE2 accepts it, else the pattern itself (always a valid superset). */
+/** Most selective gap-free piece (segment.ts), else the relaxed pattern (relax.ts), else the
+ * pattern itself: each a superset of the pattern, the first RE2 accepts wins. */
 function prefilterForm(pattern: string): string {
-  const relaxed = relaxPattern(pattern);
-  if (relaxed === pattern) return pattern;
+  for (const candidate of [prefilterSegment(pattern), relaxPattern(pattern)]) {
+    if (candidate === null || candidate === pattern) continue;
+    try {
+      new RE2(candidate, 'iu');
+      return candidate;
+    } catch {
+      /* try the next form */
+    }
+  }
+  return pattern;
+}
+
+function spanRegex(pattern: string): RE2 {
   try {
-    new RE2(relaxed, 'iu');
-    return relaxed;
+    return new RE2(withoutCaptures(pattern), 'giu');
   } catch {
-    return pattern;
+    return new RE2(pattern, 'giu');
   }
 }
 

@@ -74,3 +74,46 @@ export function relaxPattern(pattern: string): string {
   }
   return out;
 }
+
+/**
+ * The same pattern with every capturing group made non-capturing: spans need only the overall
+ * match, and without submatches RE2 can answer from its DFA instead of the slower NFA.
+ */
+export function withoutCaptures(pattern: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\') {
+      out += pattern.slice(i, i + 2);
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === ']') inClass = false;
+      out += c;
+      continue;
+    }
+    if (c === '[') {
+      inClass = true;
+      out += c;
+      if (pattern[i + 1] === '^') out += pattern[++i];
+      if (pattern[i + 1] === ']') out += pattern[++i];
+      continue;
+    }
+    if (c === '(') {
+      if (pattern[i + 1] !== '?') {
+        out += '(?:';
+        continue;
+      }
+      const named = /^\(\?P?<[A-Za-z_][A-Za-z0-9_]*>/.exec(pattern.slice(i, i + 40));
+      if (named) {
+        out += '(?:';
+        i += named[0].length - 1;
+        continue;
+      }
+    }
+    out += c;
+  }
+  return out;
+}
