@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
-import { MemoryApiKeyStore, RedisApiKeyStore, type ApiKeyStore } from './auth/api-keys.js';
+import { MemoryApiKeyStore, RedisApiKeyStore, StaleIfErrorKeyStore, type ApiKeyStore } from './auth/api-keys.js';
 import { createJwtService } from './auth/jwt.js';
 import { ConfigError, loadConfig } from './config/load.js';
 import { startEventBus, wireEvents } from './events/wiring.js';
@@ -66,7 +66,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const redis = config.redis.url ? await connectRedis(config.redis.url, log) : null;
   const prefix = config.redis.key_prefix;
 
-  const keys: ApiKeyStore = redis ? new RedisApiKeyStore(redis, prefix) : new MemoryApiKeyStore();
+  const keys: ApiKeyStore = redis ? new StaleIfErrorKeyStore(new RedisApiKeyStore(redis, prefix)) : new MemoryApiKeyStore();
   const limiter: RateLimitStore = redis ? new RedisRateLimitStore(redis, prefix) : new MemoryRateLimitStore();
   const rateLimitHealth: RateLimitHealth = { backend: limiter.backend, healthy: true, fail_mode: config.security.rate_limit_fail_mode, last_error: null };
 

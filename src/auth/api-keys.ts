@@ -177,3 +177,52 @@ export class RedisApiKeyStore implements ApiKeyStore {
     await this.redis.hset(`${this.prefix}keys:${id}`, 'last_used_at', at.toISOString());
   }
 }
+
+/** The credential store cannot answer (Redis down) and no recent answer is at hand. */
+export class KeyStoreUnavailableError extends Error {}
+
+/**
+ * Redis is asked on every request (a revocation takes effect at once everywhere); when Redis
+ * cannot answer, the last good answer for the same secret, if under `staleMs` old, is used so
+ * an outage degrades to the rate limiter's fail mode instead of locking every caller out.
+ */
+export class StaleIfErrorKeyStore implements ApiKeyStore {
+  private readonly recent = new Map<string, { result: KeyLookup; at: number }>();
+
+  constructor(private readonly inner: ApiKeyStore, private readonly staleMs = 300_000, private readonly maxEntries = 10_000) {}
+
+  async lookup(secret: string): Promise<KeyLookup> {
+    const hash = hashSecret(secret);
+    try {
+      const result = await this.inner.lookup(secret);
+      if (this.recent.size >= this.maxEntries) this.recent.delete(this.recent.keys().next().value!);
+      this.recent.set(hash, { result, at: Date.now() });
+      return result;
+    } catch (err) {
+      const cached = this.recent.get(hash);
+      if (cached && Date.now() - cached.at < this.staleMs) {
+        if (cached.result.ok && cached.result.key.expires_at && Date.parse(cached.result.key.expires_at) <= Date.now()) return { ok: false, reason: 'expired' };
+        return cached.result;
+      }
+      throw new KeyStoreUnavailableError(`API key store unavailable: ${(err as Error).message}`);
+    }
+  }
+
+  create(input: NewApiKey, secret?: string) {
+    return this.inner.create(input, secret);
+  }
+  list() {
+    return this.inner.list();
+  }
+  get(id: string) {
+    return this.inner.get(id);
+  }
+  async revoke(id: string) {
+    const revoked = await this.inner.revoke(id);
+    for (const [hash, entry] of this.recent) if (entry.result.ok && entry.result.key.id === id) this.recent.delete(hash);
+    return revoked;
+  }
+  touch(id: string, at: Date) {
+    return this.inner.touch(id, at);
+  }
+}

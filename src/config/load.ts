@@ -37,11 +37,11 @@ const validate = ajv.compile<WardenConfig>(configSchema);
  * applies WARDEN_<SECTION>__<KEY> environment overrides and `env:NAME` secrets, then validates
  * with the JSON Schema, filling defaults. Throws ConfigError naming every bad key.
  */
-export function loadConfig(opts: { path?: string | null; env?: NodeJS.ProcessEnv } = {}): LoadedConfig {
+export function loadConfig(opts: { path?: string | null; env?: NodeJS.ProcessEnv; raw?: Record<string, unknown> } = {}): LoadedConfig {
   const env = opts.env ?? process.env;
-  const path = opts.path ?? env.WARDEN_CONFIG ?? null;
-  const source = path ? resolve(path) : 'embedded defaults';
-  const raw = path ? readYamlFile(resolve(path)) : {};
+  const path = opts.raw ? null : (opts.path ?? env.WARDEN_CONFIG ?? null);
+  const source = path ? resolve(path) : opts.raw ? 'given object' : 'embedded defaults';
+  const raw = path ? readYamlFile(resolve(path)) : structuredClone(opts.raw ?? {});
   const problems: string[] = [];
 
   applyEnvOverrides(raw, env, problems);

@@ -1,9 +1,9 @@
-import type { ApiKeyStore } from '../../auth/api-keys.js';
+import { KeyStoreUnavailableError, type ApiKeyStore } from '../../auth/api-keys.js';
 import { InvalidTokenError, type JwtService } from '../../auth/jwt.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Role } from '../../config/types.js';
 import type { HttpMetrics } from '../../metrics/registry.js';
-import { forbidden, unauthorized } from '../errors.js';
+import { ApiError, forbidden, unauthorized } from '../errors.js';
 import type { Middleware, WardenContext } from '../state.js';
 
 export const SESSION_COOKIE = 'svc_access_token';
@@ -43,7 +43,15 @@ async function identify(
   }
   if (apiKey) {
     if (!apiKey.startsWith('svc_')) throw fail('key_prefix', 'API keys start with "svc_".');
-    const found = await keys.lookup(apiKey);
+    const found = await keys.lookup(apiKey).catch((err: unknown) => {
+      if (err instanceof KeyStoreUnavailableError) {
+        throw new ApiError(503, 'api_error', 'API keys cannot be checked right now (the key store is unreachable); retry shortly or use a JWT.', {
+          code: 'credential_store_unavailable',
+          headers: { 'Retry-After': '1' },
+        });
+      }
+      throw err;
+    });
     if (!found.ok) {
       throw fail(`key_${found.reason}`, found.reason === 'revoked' ? 'This API key has been revoked.' : found.reason === 'expired' ? 'This API key has expired.' : 'Unknown API key.');
     }
