@@ -10,7 +10,46 @@
  *  - an attack that rule files only find AFTER normalisation or decoding (base64/hex/url/rot13,
  *    leetspeak, spaced letters): the hiding is itself the finding.
  */
-import type { DetectorPlugin, Finding, NormalisedInput, Span, TextView } from '../../src/scanning/types.js';
+import RE2 from 're2';
+import type { DetectorPlugin, Finding, NormalisedInput, RuleMatcher, Span, TextView } from '../../src/scanning/types.js';
+
+// Encodings the engine's normaliser does not undo: 8-bit binary octets and Morse code.
+const BINARY_RUN = new RE2('(?:[01]{8}[ ,]?){6,}', 'g');
+const MORSE_RUN = new RE2('(?:[.\\-\u2022\u2013\u2014]{1,7}(?: / | {1,3}|/)){8,}[.\\-\u2022\u2013\u2014]{1,7}', 'gu');
+const MORSE: Record<string, string> = {
+  '.-': 'a', '-...': 'b', '-.-.': 'c', '-..': 'd', '.': 'e', '..-.': 'f', '--.': 'g', '....': 'h', '..': 'i', '.---': 'j',
+  '-.-': 'k', '.-..': 'l', '--': 'm', '-.': 'n', '---': 'o', '.--.': 'p', '--.-': 'q', '.-.': 'r', '...': 's', '-': 't',
+  '..-': 'u', '...-': 'v', '.--': 'w', '-..-': 'x', '-.--': 'y', '--..': 'z', '-----': '0', '.----': '1', '..---': '2',
+  '...--': '3', '....-': '4', '.....': '5', '-....': '6', '--...': '7', '---..': '8', '----.': '9',
+};
+
+export function decodeBinary(run: string): string {
+  return (run.match(/[01]{8}/g) ?? []).map((b) => String.fromCharCode(parseInt(b, 2))).join('');
+}
+
+export function decodeMorse(run: string): string {
+  const norm = run.replace(/[\u2022]/g, '.').replace(/[\u2013\u2014]/g, '-');
+  return norm.split(/\s*\/\s*|\s{2,}/).map((word) => word.trim().split(/\s+/).map((c) => MORSE[c] ?? '').join('')).join(' ');
+}
+
+/** Decoded runs of binary or Morse whose plain text trips an attack rule. */
+function encodedAttacks(input: NormalisedInput, rules: RuleMatcher): { spans: Span[]; ruleIds: string[] } {
+  const spans: Span[] = [];
+  const ruleIds = new Set<string>();
+  const text = input.original;
+  for (const [re, decode, kind] of [[BINARY_RUN, decodeBinary, 'decoded:binary'], [MORSE_RUN, decodeMorse, 'decoded:morse']] as const) {
+    re.lastIndex = 0;
+    for (let m = re.exec(text), n = 0; m && n < 8; m = re.exec(text), n++) {
+      const decoded = decode(m[0]).toLowerCase();
+      if (!/[a-z]{3}/.test(decoded)) continue;
+      const span = { start: m.index, end: m.index + m[0].length };
+      const view: TextView = { kind, text: decoded, toOriginal: () => span };
+      const hits = rules.match({ ...input, views: [view] }).filter(isAttack);
+      if (hits.length > 0) { spans.push(span); hits.forEach((h) => ruleIds.add(h.ruleId)); }
+    }
+  }
+  return { spans, ruleIds: [...ruleIds] };
+}
 
 const TAG_FIRST = 0xe0000;
 const TAG_LAST = 0xe007f;
@@ -101,6 +140,13 @@ const plugin: DetectorPlugin = {
   },
   scan(input: NormalisedInput, ctx): Finding[] {
     const findings: Finding[] = [];
+    // Binary / Morse payloads: cheap to rule out (needs long runs of 0/1 or dots and dashes).
+    if (input.original.length >= 48) {
+      const enc = encodedAttacks(input, ctx.rules);
+      if (enc.spans.length > 0) {
+        findings.push({ attackType: 'obfuscation', severity: 'high', confidence: 0.85, ruleId: 'obfuscation.encoded-instructions', message: `Binary/Morse-encoded text decodes to an attack (${enc.ruleIds.slice(0, 5).join(', ')})`, spans: enc.spans });
+      }
+    }
     // Cheap exit: nothing unusual in the text and nothing decoded. Latin/Cyrillic mixing is
     // the one case the signals may not cover, so it is still checked when non-ASCII is present.
     // eslint-disable-next-line no-control-regex
