@@ -17,7 +17,10 @@ export interface EventLifecycle {
   onShutdown(fn: () => void | Promise<void>): void;
 }
 
-export function createTransport(config: WardenConfig, instanceId: string, log: Logger, version: string): EventTransport {
+export function createTransport(
+  config: WardenConfig, instanceId: string, log: Logger, version: string,
+  onLag?: (topic: string, partition: number, lag: number) => void,
+): EventTransport {
   if (config.events.transport === 'memory') return new MemoryTransport();
   const k = config.kafka;
   return new KafkaTransport({
@@ -32,6 +35,7 @@ export function createTransport(config: WardenConfig, instanceId: string, log: L
     sasl: k.sasl,
     source: `warden/${version}/${instanceId}`,
     logger: log,
+    onLag,
   });
 }
 
@@ -40,8 +44,12 @@ export function createTransport(config: WardenConfig, instanceId: string, log: L
  * from its first moment, and announces `system_status: starting` (other instances' clients see it).
  */
 export async function startEventBus(opts: { config: WardenConfig; instanceId: string; registry: Registry; log: Logger; version: string }): Promise<EventBus> {
-  const transport = createTransport(opts.config, opts.instanceId, opts.log, opts.version);
-  const bus = new EventBus({ instanceId: opts.instanceId, transport, registry: opts.registry, logger: opts.log });
+  // The lag gauge lives with the bus's metrics; the transport reports into it once the bus exists.
+  let bus: EventBus | undefined;
+  const onLag = (topic: string, partition: number, lag: number) =>
+    bus?.eventMetrics?.consumerLag.set({ topic, partition: String(partition) }, lag);
+  const transport = createTransport(opts.config, opts.instanceId, opts.log, opts.version, onLag);
+  bus = new EventBus({ instanceId: opts.instanceId, transport, registry: opts.registry, logger: opts.log });
   await bus.start();
   bus.emit('system_status', { status: 'starting', version: opts.version, detail: `transport ${transport.name}` });
   return bus;

@@ -34,6 +34,7 @@ describe('events: three Warden processes over the mock Kafka cluster', function 
   let wardens: WardenProcess[] = [];
   let clients: RecordingClient[] = [];
   let siem: Consumer | null = null;
+  let stopped = false;
   const siemGot: { topic: string; key: string; headers: Record<string, string>; value: unknown }[] = [];
 
   before(async () => {
@@ -45,16 +46,7 @@ describe('events: three Warden processes over the mock Kafka cluster', function 
       kafka: { brokers: mock.brokers, topic_prefix: PREFIX, max_wait_ms: 50, start_timeout_ms: 10_000 },
     }, { WARDEN_LOG_LEVEL: 'info' }, 40_000)));
 
-    const kafka = new Kafka({ brokers: mock.brokers, clientId: 'siem', logLevel: logLevel.NOTHING });
-    siem = kafka.consumer({ groupId: 'siem', maxWaitTimeInMs: 50, retry: { retries: 10, initialRetryTime: 200, maxRetryTime: 1000 } });
-    await siem.connect();
-    await siem.subscribe({ topics: TOPICS, fromBeginning: true });
-    await siem.run({
-      eachMessage: async ({ topic, message }) => {
-        const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]));
-        siemGot.push({ topic, key: String(message.key), headers, value: JSON.parse(String(message.value)) });
-      },
-    });
+    await startSiem();
 
     clients = await Promise.all(wardens.map(async (w) => {
       const c = await RecordingClient.bearer(`${w.url.replace(/^http/, 'ws')}/ws/events`, await makeToken());
@@ -65,11 +57,36 @@ describe('events: three Warden processes over the mock Kafka cluster', function 
   });
 
   after(async () => {
+    stopped = true;
     for (const c of clients) c.close();
     await Promise.allSettled(wardens.map((w) => w.stop('SIGKILL')));
     await siem?.disconnect().catch(() => undefined);
     await mock?.stop();
   });
+
+  /**
+   * A kafkajs consumer in its own group, as a SIEM would run it. The mock forgets groups when it
+   * restarts and answers the next heartbeat with GROUP_ID_NOT_FOUND, which kafkajs treats as fatal
+   * (a real broker keeps its groups); like a supervised SIEM, this one starts again when that happens.
+   */
+  async function startSiem(): Promise<void> {
+    if (stopped) return;
+    const kafka = new Kafka({ brokers: mock.brokers, clientId: 'siem', logLevel: logLevel.NOTHING });
+    const consumer = kafka.consumer({ groupId: 'siem', maxWaitTimeInMs: 50, retry: { retries: 10, initialRetryTime: 200, maxRetryTime: 1000 } });
+    siem = consumer;
+    consumer.on(consumer.events.CRASH, (e) => {
+      if (e.payload.restart || stopped) return;
+      void consumer.disconnect().catch(() => undefined).then(() => setTimeout(() => void startSiem().catch(() => undefined), 200));
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topics: TOPICS, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ topic, message }) => {
+        const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]));
+        siemGot.push({ topic, key: String(message.key), headers, value: JSON.parse(String(message.value)) });
+      },
+    });
+  }
 
   /** Sends `rounds` SIGHUPs to every instance, interleaved; returns how many each raised. */
   async function raise(rounds: number): Promise<void> {
@@ -100,6 +117,10 @@ describe('events: three Warden processes over the mock Kafka cluster', function 
     await until(() => clients.every((c) => reloads(c).length >= 15), 15_000, '15 reload events on every client');
     await sleep(500); // a duplicate would arrive now
     expectExactlyOnceInOrder(15);
+    // Consumer lag is exported per topic partition.
+    const metrics = await (await fetch(`${wardens[1]!.url}/metrics`)).text();
+    expect(metrics).to.match(/warden_events_kafka_consumer_lag\{[^}]*topic="wmulti\.system"[^}]*\} \d+/);
+    expect(metrics).to.match(/warden_events_delivered_total\{[^}]*type="system_status"[^}]*origin="remote"[^}]*\} (\d+)/);
   });
 
   it('keeps events raised while Kafka is down and delivers them all after it restarts', async () => {
@@ -112,6 +133,8 @@ describe('events: three Warden processes over the mock Kafka cluster', function 
       const health = await Promise.all(wardens.map(async (w) => (await fetch(`${w.url}/ws/health`)).json() as Promise<{ status: string; transport_connected: boolean }>));
       return health.every((h) => h.status === 'degraded' && h.transport_connected === false);
     }, 10_000, '/ws/health to say degraded');
+    // Each instance tells its clients that it lost the transport.
+    await until(() => clients.every((c, i) => (c.messages as Msg[]).some((m) => m.data?.status === 'degraded' && m.data.instance_id === INSTANCES[i])), 5_000, 'system_status degraded');
     const status = (await (await fetch(`${wardens[0]!.url}/status`)).json()) as { status: string; events: { status: string; buffered: number } };
     expect(status.status).to.equal('degraded');
     expect(status.events.status).to.equal('degraded');
