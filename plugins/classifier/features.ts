@@ -77,6 +77,73 @@ export function hashFeatures(text: string, bits: number, sink: FeatureSink, feat
 }
 
 /**
+ * The scoring twin of hashFeatures: the same features, but each weight is added straight into
+ * a running per-chunk sum (no call or array write per feature). Kept in lock-step with
+ * hashFeatures by a test that compares both on the same text.
+ */
+function accumulate(text: string, bits: number, features: number, weights: Int8Array, sums: Float64Array, counts: Uint32Array, chunkShift: number, lastChunk: number): void {
+  const c3on = (features & F_CHAR3) !== 0, c4on = (features & F_CHAR4) !== 0, c5on = (features & F_CHAR5) !== 0, won = (features & F_WORDS) !== 0;
+  const shift = 32 - bits;
+  let c1 = 32, c2 = 32, c3 = 32, c4 = 32;
+  let word = 0;
+  let wordLen = 0;
+  let prevWord = 0;
+  let prevSpace = true;
+  let chunk = 0;
+  let sum = 0;
+  let count = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    let u = text.charCodeAt(i);
+    if (u >= 65 && u <= 90) u += 32;
+    else if (u >= 48 && u <= 57) u = 48;
+    else if (u === 9 || u === 10 || u === 13 || u === 12 || u === 11 || u === 160) u = 32;
+    else if (u >= 0x0400 && u <= 0x042f) u += 32;
+    if (u === 32 && prevSpace) continue;
+    prevSpace = u === 32;
+    let c = i >>> chunkShift;
+    if (c > lastChunk) c = lastChunk;
+    if (c !== chunk) { sums[chunk]! += sum; counts[chunk]! += count; sum = 0; count = 0; chunk = c; }
+
+    let h = Math.imul(SEED3 ^ u, FNV);
+    h = Math.imul(h ^ c1, FNV);
+    h = Math.imul(h ^ c2, FNV);
+    if (c3on) { sum += weights[Math.imul(h ^ 3, GOLDEN) >>> shift]!; count++; }
+    h = Math.imul(h ^ c3, FNV);
+    if (c4on) { sum += weights[Math.imul(h ^ 4, GOLDEN) >>> shift]!; count++; }
+    if (c5on) {
+      h = Math.imul(h ^ c4, FNV);
+      sum += weights[Math.imul(h ^ 5, GOLDEN) >>> shift]!; count++;
+    }
+    c4 = c3; c3 = c2; c2 = c1; c1 = u;
+
+    const wordChar = (u >= 97 && u <= 122) || u === 48 || u >= 128;
+    if (wordChar) {
+      word = Math.imul(word ^ u, FNV);
+      wordLen++;
+    } else if (wordLen > 0) {
+      if (won) {
+        sum += weights[Math.imul(word ^ UNI, GOLDEN) >>> shift]! + weights[Math.imul(Math.imul(prevWord, 31) ^ word ^ BI, GOLDEN) >>> shift]!;
+        count += 2;
+      }
+      prevWord = word;
+      word = 0;
+      wordLen = 0;
+    }
+  }
+  if (wordLen > 0 && won) {
+    // hashFeatures attributes the final word to position n.
+    let c = n >>> chunkShift;
+    if (c > lastChunk) c = lastChunk;
+    if (c !== chunk) { sums[chunk]! += sum; counts[chunk]! += count; sum = 0; count = 0; chunk = c; }
+    sum += weights[Math.imul(word ^ UNI, GOLDEN) >>> shift]! + weights[Math.imul(Math.imul(prevWord, 31) ^ word ^ BI, GOLDEN) >>> shift]!;
+    count += 2;
+  }
+  sums[chunk]! += sum;
+  counts[chunk]! += count;
+}
+
+/**
  * Sums weights per chunk of `chunkChars` characters, then scores every window of
  * `windowChunks` consecutive chunks as (sum / sqrt(count)). Returns the best window and where
  * it is, so a long document is judged by its most suspicious part instead of being diluted.
@@ -110,9 +177,11 @@ export class WindowScorer implements FeatureSink {
     this.weights = weights;
     this.chunkShift = 31 - Math.clz32(chunkChars);
     const chunks = Math.min(this.sums.length, Math.max(1, Math.ceil(text.length / chunkChars)));
-    this.sums.fill(0, 0, chunks);
-    this.counts.fill(0, 0, chunks);
-    hashFeatures(text, bits, this, features);
+    // One more slot than `chunks`: the final word is attributed to position n, which can start a new chunk.
+    const slots = Math.min(this.sums.length, chunks + 1);
+    this.sums.fill(0, 0, slots);
+    this.counts.fill(0, 0, slots);
+    accumulate(text, bits, features, weights, this.sums, this.counts, this.chunkShift, Math.min(this.lastChunk, chunks - 1));
     const w = Math.min(windowChunks, chunks);
     let s = 0;
     let c = 0;
