@@ -305,7 +305,8 @@ export class KafkaTransport implements EventTransport {
       }
       await this.admin.describeCluster();
       this.markReachable(true);
-      if (this.buffer.length && !this.retryTimer) void this.flush();
+      // Reconnect the producer even when idle, so status recovers without waiting for an event.
+      if ((this.buffer.length || !this.producerConnected) && !this.retryTimer) void this.flush();
       if (!this.consumerRunning && !this.consumerStarting && !this.consumerRetryTimer) this.scheduleConsumerStart(0);
     } catch (err) {
       this.adminConnected = false;

@@ -125,6 +125,17 @@ describe('events: Kafka transport against the librdkafka mock cluster', function
     expect(a.transport.status()).to.include({ buffered: 0, dropped: 0 });
   });
 
+  it('notices an outage and the recovery while idle (no events published)', async () => {
+    const a = await startNode(mock.brokers, 'ins_a');
+    nodes.push(a);
+    expect(a.transport.status().connected).to.equal(true);
+    await mock.stop();
+    await until(() => !a.transport.status().connected, 5_000, 'the probe to notice the outage');
+    mock = await startKafkaMock({ topics: TOPICS, port });
+    await until(() => a.transport.status().connected, 10_000, 'the probe to notice the recovery');
+    expect(a.transport.status()).to.include({ buffered: 0, dropped: 0 });
+  });
+
   it('bounds the buffer: the oldest events are dropped and counted', async () => {
     const a = await startNode(mock.brokers, 'ins_a', { bufferSize: 5 });
     nodes.push(a);
