@@ -7,7 +7,8 @@ import type { Api, JsonSchema, Operation } from './api.js';
 export function buildOpenApi(api: Api, info: { version: string }): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of api.operations) {
-    if (op.hidden) continue;
+    // WebSocket paths (and /ws/health beside them) are not part of the REST description.
+    if (op.hidden || op.path.startsWith('/ws/')) continue;
     const path = op.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     (paths[path] ??= {})[op.method] = operationObject(op);
   }

@@ -3,7 +3,7 @@ import type { Services } from '../../services.js';
 import type { Api } from '../api.js';
 import { ApiError, forbidden, unauthorized } from '../errors.js';
 import { SESSION_COOKIE } from '../middleware/auth.js';
-import { errorResponse } from './schemas.js';
+import { errorResponse, protectedErrors } from './schemas.js';
 
 /** Dashboard login and logout. Login has its own brute-force limit per client address and username. */
 export function registerAuthRoutes(api: Api, services: Services): void {
@@ -85,6 +85,32 @@ export function registerAuthRoutes(api: Api, services: Services): void {
     (ctx) => {
       ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', path: '/', maxAge: 0, expires: new Date(0), overwrite: true });
       ctx.status = 204;
+    },
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/v1/auth/whoami',
+      operationId: 'whoami',
+      summary: 'The caller as Warden sees it: subject, role and how the credential arrived',
+      tags: ['auth'],
+      auth: true,
+      responses: {
+        '200': {
+          description: 'The authenticated principal.',
+          schema: {
+            type: 'object',
+            required: ['subject', 'role', 'method'],
+            properties: { subject: { type: 'string' }, role: { enum: ['admin', 'analyst', 'service'] }, method: { enum: ['jwt', 'api_key', 'cookie'] }, key_id: { type: 'string' }, expires_at: { type: 'string', format: 'date-time' } },
+          },
+        },
+        ...protectedErrors,
+      },
+    },
+    (ctx) => {
+      const p = ctx.state.principal!;
+      ctx.body = { subject: p.subject, role: p.role, method: p.method, ...(p.keyId ? { key_id: p.keyId } : {}), ...(p.expiresAt ? { expires_at: new Date(p.expiresAt).toISOString() } : {}) };
     },
   );
 }

@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { koaSwagger } from 'koa2-swagger-ui';
@@ -46,10 +46,16 @@ export function registerDocsRoutes(api: Api, version: string): void {
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>body{margin:0}</style></head>
 <body><redoc spec-url="/openapi.json"></redoc><script src="/docs/assets/redoc.standalone.js"></script></body></html>`;
   });
+  // The bundle hard-codes one outside URL (the "API docs by Redocly" logo); point it at a local copy.
+  let bundle: string | undefined;
   api.add({ ...hidden, method: 'get', path: '/docs/assets/redoc.standalone.js', operationId: 'redocAsset', summary: 'Redoc bundle' }, (ctx) => {
     ctx.type = 'application/javascript';
     ctx.set('Cache-Control', 'public, max-age=86400');
-    ctx.body = createReadStream(redocBundle);
+    ctx.body = bundle ??= readFileSync(redocBundle, 'utf8').replaceAll('https://cdn.redoc.ly/redoc/logo-mini.svg', '/docs/assets/redoc-logo.svg');
+  });
+  api.add({ ...hidden, method: 'get', path: '/docs/assets/redoc-logo.svg', operationId: 'redocLogo', summary: 'Redoc logo' }, (ctx) => {
+    ctx.type = 'image/svg+xml';
+    ctx.body = '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><circle cx="8" cy="8" r="7" fill="#d33"/></svg>';
   });
 }
 

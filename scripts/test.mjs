@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// `npm test`: prepares what the tests need, builds, lints the shipped rules, runs every test.
+// Usage: npm test [-- --grep PATTERN] [-- path/to/file.test.ts ...]
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(fileURLToPath(import.meta.url), '..', '..');
+process.chdir(root);
+const args = process.argv.slice(2);
+const problems = [];
+
+function fail(lines) {
+  console.error(`\nnpm test cannot run:\n  - ${lines.join('\n  - ')}\n`);
+  console.error('0 passed, 1 failed');
+  process.exit(1);
+}
+
+function redisAnswers() {
+  return new Promise((done) => {
+    const socket = createConnection({ host: '127.0.0.1', port: 6379 });
+    const timer = setTimeout(() => (socket.destroy(), done(false)), 1000);
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (d) => (clearTimeout(timer), socket.destroy(), done(d.toString().startsWith('+PONG'))));
+    socket.on('error', () => (clearTimeout(timer), done(false)));
+  });
+}
+
+const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+
+// 1. Redis on loopback: the Redis paths are tested against a real server.
+if (!(await redisAnswers())) {
+  if (!has('redis-server')) problems.push('Redis is not answering on 127.0.0.1:6379 and redis-server is not installed (apt-get install redis-server)');
+  else {
+    console.log('starting redis-server on 127.0.0.1:6379');
+    spawnSync('redis-server', ['--daemonize', 'yes', '--bind', '127.0.0.1', '--port', '6379', '--save', '', '--appendonly', 'no'], { stdio: 'inherit' });
+    for (let i = 0; i < 50 && !(await redisAnswers()); i++) await new Promise((r) => setTimeout(r, 100));
+    if (!(await redisAnswers())) problems.push('redis-server was started but does not answer on 127.0.0.1:6379');
+  }
+}
+// 2. Confluent's mock Kafka cluster (librdkafka) for the multi-instance event tests.
+if (!existsSync('/usr/include/librdkafka/rdkafka_mock.h')) problems.push('librdkafka-dev is missing: the Kafka mock launcher needs /usr/include/librdkafka/rdkafka_mock.h (apt-get install librdkafka-dev)');
+if (!has('gcc')) problems.push('gcc is missing: the Kafka mock launcher is compiled at test time (apt-get install gcc)');
+// 3. Chromium for the documentation and dashboard tests.
+const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+if (!existsSync(chromium)) problems.push(`Chromium is missing at ${chromium} (apt-get install chromium)`);
+if (!existsSync('node_modules')) problems.push('dependencies are not installed (npm ci)');
+if (problems.length) fail(problems);
+
+// 4. Build: type errors fail the run.
+try {
+  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json'], { stdio: 'inherit' });
+} catch {
+  fail(['the TypeScript build failed (see above)']);
+}
+
+// 5. The shipped rules must lint and pass their own tests, as rule authors run them.
+if (existsSync('dist/src/cli/commands/rules.js') && !args.length) {
+  for (const verb of ['lint', 'test']) {
+    const r = spawnSync(process.execPath, ['dist/src/cli/warden.js', 'rules', verb, 'rules'], { stdio: 'inherit', env: { ...process.env, WARDEN_LOG_LEVEL: 'warn' } });
+    if (r.status !== 0) fail([`warden rules ${verb} rules/ failed`]);
+  }
+}
+
+// 6. Mocha over every compiled test.
+process.env.WARDEN_LOG_LEVEL ??= 'silent';
+const { default: Mocha } = await import('mocha');
+const grepAt = args.indexOf('--grep');
+const grep = grepAt >= 0 ? args[grepAt + 1] : undefined;
+const only = args.filter((a, i) => a !== '--grep' && args[i - 1] !== '--grep').map((a) => resolve(a.replace(/^(?!dist\/)/, 'dist/').replace(/\.ts$/, '.js')));
+const mocha = new Mocha({ timeout: 30_000, reporter: 'spec', grep });
+const files = [];
+for (const dir of ['dist/test', 'dist/plugins']) {
+  if (!existsSync(dir)) continue;
+  for (const f of readdirSync(dir, { recursive: true })) if (String(f).endsWith('.test.js')) files.push(join(root, dir, String(f)));
+}
+for (const f of files.sort()) if (!only.length || only.includes(f)) mocha.addFile(f);
+await mocha.loadFilesAsync();
+const runner = mocha.run(() => {
+  const { passes = 0, failures = 0, pending = 0 } = runner.stats ?? {};
+  console.log(`\n${passes} passed, ${failures} failed${pending ? `, ${pending} skipped` : ''}`);
+  process.exit(failures ? 1 : 0);
+});

@@ -1,0 +1,65 @@
+import { expect } from 'chai';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, offline, screenshot } from '../support/browser.js';
+import { startWarden, type InProcessWarden } from '../support/warden.js';
+
+describe('API description', function () {
+  this.timeout(60_000);
+  let w: InProcessWarden;
+  let spec: { openapi: string; paths: Record<string, Record<string, { requestBody?: unknown; security?: unknown[] }>> };
+  before(async () => {
+    w = await startWarden();
+    spec = (await (await fetch(`${w.url}/openapi.json`)).json()) as typeof spec;
+  });
+  after(() => w.close());
+
+  it('/openapi.json is a valid OpenAPI 3.1 document (checked by a validator)', async function () {
+    expect(spec.openapi).to.equal('3.1.0');
+    const result = await new Validator().validate(spec as never);
+    expect(result.errors ?? [], JSON.stringify(result.errors, null, 2)).to.deep.equal([]);
+    expect(result.valid).to.equal(true);
+  });
+
+  it('describes the REST API, not WebSockets, from the schemas that validate requests', async function () {
+    for (const path of ['/health', '/health/providers', '/status', '/metrics', '/v1/auth/login', '/v1/keys', '/v1/keys/{key_id}', '/v1/chat/completions', '/v1/scan', '/v1/scans/{scan_id}']) {
+      expect(spec.paths, path).to.have.property(path);
+    }
+    expect(Object.keys(spec.paths).some((p) => p.startsWith('/ws'))).to.equal(false);
+    const createKey = spec.paths['/v1/keys']!.post!;
+    expect(JSON.stringify(createKey.requestBody)).to.include('"enum":["admin","analyst","service"]');
+    expect(createKey.security).to.have.length(3);
+    expect(spec.paths['/health']!.get!.security).to.deep.equal([]);
+  });
+
+  describe('reference pages render in headless Chromium with the network cut off', function () {
+    let browser: Browser;
+    before(async () => {
+      browser = await launchBrowser();
+    });
+    after(() => browser?.close());
+
+    it('/docs (Swagger UI) lists the operations', async function () {
+      const page = await browser.newPage();
+      const blocked = await offline(page, w.url);
+      await page.goto(`${w.url}/docs`);
+      await page.waitForSelector('.opblock-summary-path', { timeout: 20_000 });
+      const paths = await page.$$eval('.opblock-summary-path', (els) => els.map((e) => e.textContent?.replace(/\u200b/g, '')));
+      expect(paths).to.include('/v1/keys');
+      expect(await page.textContent('.title')).to.include('Warden API');
+      await screenshot(page, 'docs-swagger');
+      expect(blocked, `requests that needed the internet: ${blocked.join(', ')}`).to.deep.equal([]);
+    });
+
+    it('/redoc lists the operations', async function () {
+      const page = await browser.newPage();
+      const blocked = await offline(page, w.url);
+      await page.goto(`${w.url}/redoc`);
+      await page.waitForSelector('h1', { timeout: 20_000 });
+      await page.waitForFunction("document.body.innerText.includes('Create an API key')", undefined, { timeout: 20_000 });
+      expect(await page.textContent('h1')).to.include('Warden API');
+      await screenshot(page, 'docs-redoc');
+      expect(blocked, `requests that needed the internet: ${blocked.join(', ')}`).to.deep.equal([]);
+    });
+  });
+});
