@@ -134,9 +134,16 @@ export async function run(): Promise<void> {
   results.push(baseline);
 
   const engineAll = await Engine.create({ rules, pluginDirs: [BUILTIN_PLUGIN_DIR] });
+  const perDetector: Record<string, number> = {};
+  let detectorPasses = 0;
   results.push(
     await measure(`engine in-thread, all plugins (${engineAll.plugins.map((p) => p.name).join(',')})`, texts, bytes, () => {
-      for (const t of texts) sink += applyPolicy(engineAll.scan(t, 'prompt')).threats.length;
+      detectorPasses++;
+      for (const t of texts) {
+        const r = engineAll.scan(t, 'prompt');
+        for (const k in r.timings) perDetector[k] = (perDetector[k] ?? 0) + r.timings[k]!;
+        sink += applyPolicy(r).threats.length;
+      }
     }),
   );
   const engineRules = await Engine.create({ rules, pluginDirs: [BUILTIN_PLUGIN_DIR], enabledPlugins: ['rules'] });
@@ -165,6 +172,12 @@ export async function run(): Promise<void> {
   console.log(`${'measurement'.padEnd(72)} ${'MB/s'.padStart(8)} ${'scans/s'.padStart(9)} ${'x baseline'.padStart(10)}`);
   for (const r of results) {
     console.log(`${r.name.slice(0, 72).padEnd(72)} ${r.mbps.toFixed(1).padStart(8)} ${Math.round(r.scansPerSec).toString().padStart(9)} ${(r.mbps / base).toFixed(2).padStart(10)}`);
+  }
+  const totalMs = Object.values(perDetector).reduce((a, b) => a + b, 0);
+  console.log('');
+  console.log('time per stage, engine in-thread with all plugins (share of scan time, and MB/s if it ran alone):');
+  for (const [k, ms] of Object.entries(perDetector).sort((a, b) => b[1] - a[1])) {
+    console.log(`  ${k.padEnd(24)} ${((ms / totalMs) * 100).toFixed(1).padStart(5)}%  ${((bytes * detectorPasses) / (ms / 1000) / 1e6).toFixed(1).padStart(8)} MB/s`);
   }
   const oneWorker = results.find((r) => r.name.startsWith('pool, 1 worker'))!;
   const allCores = results[results.length - 1]!;

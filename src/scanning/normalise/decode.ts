@@ -74,7 +74,7 @@ const HEX_ONLY = /^[0-9a-fA-F]+$/;
 const MIXED = /[0-9A-Z+/].*[a-z]|[a-z].*[0-9A-Z+/]/;
 
 export function decodeBase64(text: string, budget: { chars: number }): DecodeResult | null {
-  const out = new MappedTextBuilder();
+  const out = new MappedTextBuilder(0);
   let payloads = 0;
   let seen = 0;
   BASE64_RUN.lastIndex = 0;
@@ -100,7 +100,7 @@ export function decodeBase64(text: string, budget: { chars: number }): DecodeRes
 const HEX_RUN = /(?:\\x[0-9a-fA-F]{2}){4,}|\b[0-9a-fA-F]{2}(?:[ :,]?[0-9a-fA-F]{2}){7,}\b/g;
 
 export function decodeHex(text: string, budget: { chars: number }): DecodeResult | null {
-  const out = new MappedTextBuilder();
+  const out = new MappedTextBuilder(0);
   let payloads = 0;
   let seen = 0;
   HEX_RUN.lastIndex = 0;
@@ -133,7 +133,7 @@ export function decodeHex(text: string, budget: { chars: number }): DecodeResult
 const URL_RUN = /(?:%[0-9a-fA-F]{2}|[A-Za-z0-9._~!$&'()*+,;=:@/?#[\]-])*%[0-9a-fA-F]{2}(?:%[0-9a-fA-F]{2}|[A-Za-z0-9._~!$&'()*+,;=:@/?#[\]-])*/g;
 
 export function decodeUrl(text: string, budget: { chars: number }): DecodeResult | null {
-  const out = new MappedTextBuilder();
+  const out = new MappedTextBuilder(0);
   let payloads = 0;
   let seen = 0;
   URL_RUN.lastIndex = 0;

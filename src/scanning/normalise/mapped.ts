@@ -79,8 +79,9 @@ export class MappedTextBuilder {
   /** Freezes into a view whose offsets map through `parent` (a function to the original). */
   toView(kind: string, parent: (start: number, end: number) => Span): TextView {
     const text = this.toText();
-    const starts = this.starts.slice(0, this.length);
-    const ends = this.ends.slice(0, this.length);
+    // The builder is done with: views keep windows on its arrays rather than copies.
+    const starts = this.starts.subarray(0, this.length);
+    const ends = this.ends.subarray(0, this.length);
     return makeMappedView(kind, text, starts, ends, parent);
   }
 }

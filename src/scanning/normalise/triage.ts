@@ -19,8 +19,9 @@ export const TRIAGE_PATTERNS: readonly string[] = [
   '[^\\x00-\\x7f]',
   // 1 a digit inside a word of letters: leetspeak (h4ck, 1gn0r3, y0u)
   '(?i)\\b[a-z0-9]*[a-z][0134579]+[a-z][a-z0-9]*\\b|\\b[0134579][a-z]{3,}\\b',
-  // 2 four or more one-character tokens with short gaps: s p a c e d - o u t
-  '(?i)\\b[a-z0-9](?:[ \\t._*~/|+,:;-]{1,3}[a-z0-9]\\b){3}',
+  // 2 four or more one-letter tokens with short gaps: s p a c e d - o u t (a letter first, so
+  //   number tables like "12.4 | 3.1" do not count)
+  '(?i)\\b[a-z](?:[ \\t._*~/|+,:;-]{1,3}[a-z0-9]\\b){3}',
   // 3 a long run of the base64 / hex alphabet
   '[A-Za-z0-9+/]{16,}',
   // 4 URL percent-encoding

@@ -302,7 +302,7 @@ class Parser {
 }
 
 /** The literal set every match of `pattern` contains, or null when none is good enough. */
-export function requiredAtoms(pattern: string): string[] | null {
+export function requiredAtoms(pattern: string, minLength = MIN_ATOM_LENGTH): string[] | null {
   let info: Info;
   try {
     info = new Parser(pattern).parse();
@@ -310,7 +310,7 @@ export function requiredAtoms(pattern: string): string[] | null {
     return null;
   }
   const atoms = info.req ?? (info.exact && !info.exact.includes('') ? info.exact : null);
-  return quality(atoms) >= MIN_ATOM_LENGTH ? atoms : null;
+  return quality(atoms) >= minLength ? atoms : null;
 }
 
 /** RE2 source for "contains one of these literals". */

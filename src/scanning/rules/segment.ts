@@ -12,7 +12,7 @@
  * whitespace: `.{0,80}`, `[^\n]*`, `\S+`, `[a-z0-9_-]{1,40}`. Top-level alternatives are
  * handled one by one. Patterns this cannot split are used whole (relaxed, see relax.ts).
  */
-import { MIN_ATOM_LENGTH, requiredAtoms } from './atoms.js';
+import { requiredAtoms } from './atoms.js';
 
 const MAX_TIGHT = 4;
 
@@ -137,7 +137,7 @@ function items(p: string): Item[] | null {
 }
 
 function score(segment: string): number {
-  const atoms = requiredAtoms(segment);
+  const atoms = requiredAtoms(segment, 1);
   if (atoms === null) return 0;
   let min = Infinity;
   for (const a of atoms) min = Math.min(min, [...a].length);
@@ -167,7 +167,9 @@ function bestSegment(branch: string, flags: string): string | null {
       bestScore = sc;
     }
   }
-  if (best === null || bestScore < MIN_ATOM_LENGTH * 100 - 99) return null;
+  // Any piece with a literal beats the whole pattern: a short literal makes more candidates
+  // (each confirmed by one exact test), a gap makes the whole set slow.
+  if (best === null || bestScore <= 0) return null;
   return flags + best;
 }
 
