@@ -135,17 +135,25 @@ export function wireEvents(opts: { api: Api; services: Services; lifecycle: Even
 
   lifecycle.onReady((server) => {
     stream.attach(server);
+    const drained = new Promise<void>((resolve) => server.once('close', () => resolve()));
+    // Registered now, after every subsystem registered its own, so this hook runs last: events
+    // raised while the others shut down, and by requests still in flight, still go out.
+    lifecycle.onShutdown(async () => {
+      clearInterval(watcher);
+      bus.emit('system_status', { status: 'shutting_down', version, detail: 'graceful shutdown' });
+      // WebSockets first: the http.Server only reports 'close' once they are gone too.
+      await stream.close();
+      const bound = Math.min(services.config().server.shutdown_timeout_ms, 10_000);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([drained, new Promise<void>((resolve) => { timer = setTimeout(resolve, bound); })]);
+      clearTimeout(timer);
+      await bus.stop();
+    });
     bus.emit('system_status', { status: 'ready', version, detail: wasConnected ? 'accepting requests' : 'accepting requests; event transport unreachable' });
   });
   lifecycle.onReload((config) => {
     stream.updateLimits({ maxConnections: config.ws.max_connections, maxBufferedBytes: config.ws.max_buffered_bytes });
     bus.emit('system_status', { status: 'config_reloaded', version, detail: 'configuration reloaded' });
-  });
-  lifecycle.onShutdown(async () => {
-    clearInterval(watcher);
-    bus.emit('system_status', { status: 'shutting_down', version, detail: 'graceful shutdown' });
-    await stream.close();
-    await bus.stop();
   });
   return stream;
 }
