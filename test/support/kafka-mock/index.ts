@@ -6,7 +6,7 @@
  * The binary lives next to the C source (gitignored), not in dist/, so every build shares it.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -43,7 +43,16 @@ export function buildKafkaMock(): string {
     if (!existsSync('/usr/include/librdkafka/rdkafka_mock.h')) {
       throw new Error('librdkafka-dev is not installed (apt-get install -y librdkafka-dev)');
     }
-    execFileSync('gcc', ['-O1', '-Wall', '-o', BINARY, SOURCE, '-lrdkafka', '-ldl'], { stdio: 'pipe' });
+    // Build beside, then rename: another test process may be running or building it right now.
+    const temp = `${BINARY}.${process.pid}.tmp`;
+    try {
+      execFileSync('gcc', ['-O1', '-Wall', '-o', temp, SOURCE, '-lrdkafka', '-ldl'], { stdio: 'pipe' });
+      renameSync(temp, BINARY);
+    } catch (err) {
+      rmSync(temp, { force: true });
+      const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? '';
+      throw new Error(`could not build the Kafka mock launcher: ${stderr || (err as Error).message}`);
+    }
   }
   return BINARY;
 }

@@ -90,6 +90,20 @@ int main(int argc, char **argv) {
     return 2;
   }
 
+  /* librdkafka asserts (aborts) when a mock broker cannot bind: say which port is taken instead. */
+  for (int b = 0; fixed_base_port > 0 && b < brokers; b++) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1;
+    struct sockaddr_in probe = {.sin_family = AF_INET, .sin_port = htons((uint16_t)(fixed_base_port + b))};
+    probe.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (fd < 0 || bind(fd, (struct sockaddr *)&probe, sizeof(probe)) != 0 || listen(fd, 1) != 0) {
+      fprintf(stderr, "kafka-mock: port %d is not free: %s\n", fixed_base_port + b, strerror(errno));
+      return 1;
+    }
+    close(fd);
+  }
+
   char errstr[512];
   rd_kafka_conf_t *conf = rd_kafka_conf_new();
   /* Quiet: the mock's own client handle logs nothing we need. */
