@@ -295,6 +295,10 @@ export class ScanPool {
   }
 
   private requeueFront(items: Pending[]): void {
+    if (this.closed) {
+      for (const p of items) p.resolve(this.failedOutcome(p, { kind: 'overloaded', detector: null, message: 'scan pool closed before the item ran' }));
+      return;
+    }
     // Compact first so unshift stays cheap.
     if (this.queueHead > 0) {
       this.queue.splice(0, this.queueHead);

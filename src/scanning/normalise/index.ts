@@ -77,8 +77,9 @@ function expand(
 
 /**
  * Folds `text` code point by code point into a mapped builder, then joins spaced letters and
- * maps leetspeak. Returns null when the result equals the input up to ASCII case (the original
- * view, matched case-insensitively, already covers it).
+ * maps leetspeak. Returns null when the result equals the input up to case (the original view,
+ * matched case-insensitively, already covers it): text in Devanagari or Bengali, say, gets no
+ * second view unless something in it was actually disguised.
  */
 function buildNormalised(text: string, t: Triage, signals: NormalisationSignals): MappedTextBuilder | null {
   const out = new MappedTextBuilder(text.length + 8);
@@ -109,8 +110,8 @@ function buildNormalised(text: string, t: Triage, signals: NormalisationSignals)
     }
     const cp = text.codePointAt(i)!;
     const w = cp > 0xffff ? 2 : 1;
-    changed = true;
     const cls = classify(cp);
+    if (cls !== CharClass.Normal) changed = true;
     if (cls === CharClass.Tag) {
       signals.tagChars++;
       const a = tagToAscii(cp);
@@ -131,9 +132,12 @@ function buildNormalised(text: string, t: Triage, signals: NormalisationSignals)
       signals.invisibleChars++;
     } else if (cls === CharClass.Bidi) {
       signals.bidiControls++;
-    } else if (!isCombiningMark(cp)) {
+    } else if (isCombiningMark(cp)) {
+      changed = true;
+    } else {
       const f = fold(cp);
       out.pushString(f.text, i, i + w);
+      if (!f.same) changed = true;
       if (f.styled) signals.confusables++;
       else if (f.homoglyph) wordHomoglyphs++;
     }

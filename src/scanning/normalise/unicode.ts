@@ -70,6 +70,8 @@ export interface Folded {
   homoglyph: boolean;
   /** A styled letter (fullwidth, mathematical, circled, squared) that became ASCII. */
   styled: boolean;
+  /** Folding changed nothing but case: the original view already covers this character. */
+  same: boolean;
 }
 
 const cache = new Map<number, Folded>();
@@ -80,7 +82,7 @@ function computeFold(cp: number): Folded {
   const ch = String.fromCodePoint(cp);
   // Styled alphabets with no compatibility decomposition.
   for (const base of [0x1f170, 0x1f150, 0x1f130, 0x1f1e6]) {
-    if (cp >= base && cp < base + 26) return { text: String.fromCharCode(97 + cp - base), homoglyph: false, styled: true };
+    if (cp >= base && cp < base + 26) return { text: String.fromCharCode(97 + cp - base), homoglyph: false, styled: true, same: false };
   }
   let text = ch.normalize('NFKC').toLowerCase();
   const styled = text !== ch.toLowerCase() && ASCII_LETTERS.test(text);
@@ -96,7 +98,7 @@ function computeFold(cp: number): Folded {
       homoglyph = true;
     } else mapped += c;
   }
-  return { text: mapped, homoglyph, styled };
+  return { text: mapped, homoglyph, styled, same: mapped === ch || mapped === ch.toLowerCase() };
 }
 
 export function fold(cp: number): Folded {
