@@ -225,7 +225,10 @@ export class EventStreamServer {
     if (!origin) return true; // Not a browser: no ambient cookie to abuse.
     if (this.opts.allowedOrigins?.includes(origin)) return true;
     try {
-      return new URL(origin).host === (req.headers['x-forwarded-host'] ?? req.headers.host);
+      // Browsers cannot set X-Forwarded-Host, so behind a proxy either name is ours.
+      const host = new URL(origin).host;
+      const forwarded = String(req.headers['x-forwarded-host'] ?? '').split(',')[0]!.trim();
+      return host === req.headers.host || (forwarded !== '' && host === forwarded);
     } catch {
       return false;
     }

@@ -52,6 +52,11 @@ describe('events: /ws/events', function () {
       await same.opened;
       const cross = track(RecordingClient.connect(f.url, { cookie: `svc_access_token=${await makeToken()}`, origin: 'https://evil.example' }));
       expect(await cross.waitClosed()).to.equal(4003);
+      // Behind a reverse proxy the page's origin is the proxy's host, passed as X-Forwarded-Host.
+      const proxied = track(RecordingClient.connect(f.url, { cookie: `svc_access_token=${await makeToken()}`, origin: 'https://warden.example.com', 'x-forwarded-host': 'warden.example.com' }));
+      await proxied.opened;
+      proxied.send({ action: 'ping' });
+      expect((await proxied.waitForReplies(1))[0]!.action).to.equal('pong');
     });
 
     const refused: [string, () => Promise<Record<string, string>>][] = [
