@@ -4,7 +4,6 @@ import { Redis } from 'ioredis';
 import { MemoryApiKeyStore, RedisApiKeyStore, StaleIfErrorKeyStore, type ApiKeyStore } from './auth/api-keys.js';
 import { createJwtService } from './auth/jwt.js';
 import { ConfigError, loadConfig } from './config/load.js';
-import { startEventBus, wireEvents } from './events/wiring.js';
 import type { WardenConfig } from './config/types.js';
 import { Api } from './http/api.js';
 import { createApp } from './http/app.js';
@@ -20,6 +19,15 @@ import { createHttpMetrics, createRegistry } from './metrics/registry.js';
 import { MemoryRateLimitStore } from './ratelimit/memory.js';
 import { RedisRateLimitStore } from './ratelimit/redis.js';
 import type { RateLimitStore } from './ratelimit/types.js';
+import { startEventBus, wireEvents } from './events/wiring.js';
+import { registerScanRoutes } from './http/routes/scans.js';
+import { wireProxy } from './proxy/wiring.js';
+import { chatScannerOf } from './scans/chat-scanner.js';
+import { MemoryScanStore } from './scans/memory-store.js';
+import { createScanRecordMetrics } from './scans/metrics.js';
+import { RedisScanStore } from './scans/redis-store.js';
+import { ScanService } from './scans/service.js';
+import { ScanPool } from './scanning/pool.js';
 import type { Services } from './services.js';
 import { newId } from './util/ids.js';
 import { VERSION } from './version.js';
@@ -98,9 +106,51 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
 
   const api = new Api();
   api.component('Error', errorSchema);
-  registerSystemRoutes(api, services, { providers: async () => [] });
   registerAuthRoutes(api, services);
   registerKeyRoutes(api, services);
+
+  // Scanning: the worker pool, the records store and the one service every scan goes through.
+  const scanning = config.scanning;
+  const pool = await ScanPool.create({
+    rulesDir: scanning.rules_dir,
+    pluginDirs: scanning.plugin_dirs,
+    enabledPlugins: scanning.enabled_plugins,
+    pluginConfig: scanning.plugins,
+    workers: scanning.workers || undefined,
+    scanTimeoutMs: config.security.scan_timeout_ms,
+    metrics: registry,
+    watch: scanning.watch_rules,
+    onReload: (r) => {
+      if (!r.changed && r.ok) return;
+      events.emit('system_status', {
+        status: r.ok ? 'config_reloaded' : 'degraded',
+        version: VERSION,
+        detail: r.ok ? `rules reloaded: ${r.ruleCount} rules, version ${r.rulesVersion}` : `rule reload refused, previous rules kept: ${r.error}`,
+      });
+    },
+  });
+  const scanLimits = () => ({ maxScans: config.storage.max_scans, retentionDays: config.storage.retention_days });
+  const scanStore = redis ? new RedisScanStore(redis, prefix, scanLimits) : new MemoryScanStore(scanLimits);
+  const scanService = new ScanService({ pool, store: scanStore, events, metrics: createScanRecordMetrics(registry), config: () => config, instanceId });
+  registerScanRoutes(api, services, { service: scanService, store: scanStore });
+  services.statusSections.set('scanning', () => {
+    const st = pool.stats();
+    return {
+      status: st.lastReloadError ? 'degraded' : 'ok',
+      workers: st.workers,
+      queue_depth: st.queueDepth,
+      utilization: st.utilization,
+      rules_version: st.rulesVersion,
+      rule_count: st.ruleCount,
+      plugins: st.plugins.map((p) => p.name),
+      last_reload_error: st.lastReloadError,
+      records: scanStore.backend,
+    };
+  });
+  lifecycle.onShutdown(() => pool.close());
+
+  const proxy = wireProxy({ api, services, lifecycle, scanner: chatScannerOf(scanService) });
+  registerSystemRoutes(api, services, { providers: () => proxy.providers() });
   registerPendingRoutes(api);
   registerDocsRoutes(api, VERSION);
   wireEvents({ api, services, lifecycle, bus: events, log });
@@ -141,10 +191,15 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     (closing ??= (async () => {
       log.info('shutting down: no new connections, finishing in-flight requests');
       const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+      // Keep-alive connections close as soon as their request is done; none outlives the timeout.
       http.closeIdleConnections();
-      for (const fn of hooks.shutdown) await Promise.resolve(fn()).catch((err) => log.warn({ err }, 'shutdown hook failed'));
+      const sweeper = setInterval(() => http.closeIdleConnections(), 50);
       const timer = setTimeout(() => http.closeAllConnections(), config.server.shutdown_timeout_ms);
+      // Last registered, first run (like defer): the event stream, wired last, drains the HTTP
+      // server and flushes events before the scan pool and the proxy it depends on close.
+      for (const fn of [...hooks.shutdown].reverse()) await Promise.resolve(fn()).catch((err) => log.warn({ err }, 'shutdown hook failed'));
       await stopped;
+      clearInterval(sweeper);
       clearTimeout(timer);
       await limiter.close();
       if (redis) await redis.quit().catch(() => redis.disconnect());

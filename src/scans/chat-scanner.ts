@@ -1,0 +1,20 @@
+import type { ChatScanner } from '../proxy/ports.js';
+import type { ScanService } from './service.js';
+
+/**
+ * The chat proxy scans through the same service as /v1/scan, so its records, metrics and
+ * threat_detected events are the same. A streamed output's intermediate windows are recorded
+ * only when they found something; the final verdict is always recorded.
+ */
+export function chatScannerOf(service: ScanService): ChatScanner {
+  return {
+    async scan(text, target, ctx) {
+      const record = await service.scan(
+        { text, target },
+        { requestId: ctx.requestId, caller: ctx.caller, provider: ctx.provider, model: ctx.model },
+        { record: ctx.partial ? 'if_threats' : true },
+      );
+      return { scan_id: record.scan_id, verdict: record.verdict, threats: record.threats };
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import type { ScanErrorMarker, Threat } from '../scanning/policy.js';
+import type { Target, Verdict } from '../scanning/types.js';
+
+/** A threat as stored and returned: the policy's threat, plus which message it was found in. */
+export interface ScanThreat extends Threat {
+  /** For `messages` input: the index of the message the spans refer to. */
+  message_index?: number;
+}
+
+/** What /v1/scan returns and /v1/scans stores (decisions.md, Scanning). */
+export interface ScanRecord {
+  scan_id: string;
+  created_at: string;
+  verdict: Verdict;
+  flagged: boolean;
+  risk_score: number;
+  threats: ScanThreat[];
+  latency_ms: number;
+  /** Non-null when a detector failed and the verdict followed security.fail_mode. */
+  error: ScanErrorMarker | null;
+  source: Target;
+  input_sha256: string;
+  input_length: number;
+  /** Per storage.store_input: the first characters (excerpt), everything (full), or null (none). */
+  input: string | null;
+  input_truncated: boolean;
+  /** API key id or `user:<subject>`. */
+  caller: string | null;
+  request_id: string;
+  instance_id: string;
+  rules_version: string;
+  provider?: string;
+  model?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface ScanFilter {
+  verdict?: Verdict;
+  attack_type?: string;
+  severity?: string;
+  source?: Target;
+  /** ISO date-times, inclusive. */
+  since?: string;
+  until?: string;
+  /** Only this caller's records (a `service` key reads only its own). */
+  caller?: string;
+}
+
+export interface ScanPage {
+  data: ScanRecord[];
+  next_cursor: string | null;
+}
+
+/** Memory (one instance) or Redis (shared); both bounded by storage.max_scans and retention_days. */
+export interface ScanStore {
+  readonly backend: 'memory' | 'redis';
+  put(record: ScanRecord): Promise<void>;
+  get(scanId: string): Promise<ScanRecord | null>;
+  /** Newest first. `cursor` is what the previous page returned. */
+  list(filter: ScanFilter, limit: number, cursor?: string): Promise<ScanPage>;
+}
+
+export function matches(r: ScanRecord, f: ScanFilter): boolean {
+  if (f.verdict && r.verdict !== f.verdict) return false;
+  if (f.source && r.source !== f.source) return false;
+  if (f.caller && r.caller !== f.caller) return false;
+  if (f.attack_type && !r.threats.some((t) => t.attack_type === f.attack_type)) return false;
+  if (f.severity && !r.threats.some((t) => t.severity === f.severity)) return false;
+  if (f.since && r.created_at < new Date(f.since).toISOString()) return false;
+  if (f.until && r.created_at > new Date(f.until).toISOString()) return false;
+  return true;
+}
+
+/** Cursors are opaque to clients: the last scan id seen, base64url-encoded. */
+export function encodeCursor(scanId: string): string {
+  return Buffer.from(scanId).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): string | null {
+  const id = Buffer.from(cursor, 'base64url').toString();
+  return /^scn_[0-9a-z]{26}$/.test(id) ? id : null;
+}

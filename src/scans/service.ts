@@ -1,0 +1,157 @@
+import { createHash } from 'node:crypto';
+import type { WardenConfig } from '../config/types.js';
+import { log } from '../log.js';
+import { applyPolicy, type PolicyResult } from '../scanning/policy.js';
+import type { ScanOutcome, ScanPool } from '../scanning/pool.js';
+import type { ActionTaken, Target, Verdict } from '../scanning/types.js';
+import { newId } from '../util/ids.js';
+import type { ScanRecordMetrics } from './metrics.js';
+import type { ScanRecord, ScanStore, ScanThreat } from './record.js';
+
+/** Who asked, for the record and the event. */
+export interface ScanCaller {
+  requestId: string;
+  caller: string | null;
+  provider?: string;
+  model?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** One text, or an OpenAI-style message list, to scan as one record. */
+export type ScanSubject = { text: string; target: Target } | { messages: { text: string; target: Target }[] };
+
+export interface ScanOptions {
+  /** Store the record: always (default), never, or only when something was found (stream windows). */
+  record?: boolean | 'if_threats';
+  /** Overrides action_taken of non-monitor threats (RAG sanitising). */
+  action?: ActionTaken;
+}
+
+export interface ThreatSink {
+  emit(type: 'threat_detected', data: Record<string, unknown>, key: string): unknown;
+}
+
+/**
+ * The one path every scan takes after the HTTP layer: worker pool → policy → record → events.
+ * /v1/scan, /v1/scan/batch, /v1/rag/scan and the chat proxy all go through here, so records,
+ * metrics and threat_detected events are the same whoever asked.
+ */
+export class ScanService {
+  constructor(
+    private readonly deps: {
+      pool: Pick<ScanPool, 'scan' | 'scanBatch'>;
+      store: ScanStore;
+      events: ThreatSink;
+      metrics: ScanRecordMetrics;
+      config: () => WardenConfig;
+      instanceId: string;
+    },
+  ) {}
+
+  /** Scans and records one subject; `action` overrides action_taken (RAG sanitising). */
+  async scan(subject: ScanSubject, who: ScanCaller, opts: ScanOptions = {}): Promise<ScanRecord> {
+    const parts = 'text' in subject ? [subject] : subject.messages;
+    const started = performance.now();
+    const outcomes = parts.length === 1 ? [await this.deps.pool.scan({ text: parts[0]!.text, target: parts[0]!.target })] : await this.outcomesOf(parts);
+    return this.finish(parts, outcomes, who, performance.now() - started, opts);
+  }
+
+  /** Many subjects at once, spread over the pool in one go; order kept. */
+  async scanMany(subjects: ScanSubject[], who: ScanCaller): Promise<ScanRecord[]> {
+    const flat: { text: string; target: Target }[] = [];
+    const owners: number[] = [];
+    subjects.forEach((s, i) => {
+      for (const part of 'text' in s ? [s] : s.messages) {
+        flat.push(part);
+        owners.push(i);
+      }
+    });
+    const started = performance.now();
+    const outcomes = await this.outcomesOf(flat);
+    const elapsed = performance.now() - started;
+    return Promise.all(
+      subjects.map((s, i) => {
+        const mine = outcomes.filter((_, j) => owners[j] === i);
+        return this.finish('text' in s ? [s] : s.messages, mine, who, elapsed);
+      }),
+    );
+  }
+
+  private async outcomesOf(parts: { text: string; target: Target }[]): Promise<ScanOutcome[]> {
+    const results = await this.deps.pool.scanBatch(parts.map((p) => ({ text: p.text, target: p.target })));
+    return results.map((r) => {
+      if ('error' in r) throw new RangeError(r.error.message);
+      return r;
+    });
+  }
+
+  private async finish(
+    parts: { text: string; target: Target }[],
+    outcomes: ScanOutcome[],
+    who: ScanCaller,
+    elapsedMs: number,
+    opts: ScanOptions = {},
+  ): Promise<ScanRecord> {
+    const config = this.deps.config();
+    const policy = { mode: config.security.mode, block_severity: config.security.block_severity, fail_mode: config.security.fail_mode };
+    const results: PolicyResult[] = outcomes.map((o) => applyPolicy(o, policy));
+    const threats: ScanThreat[] = results.flatMap((r, i) =>
+      r.threats.map((t) => ({ ...t, ...(opts.action && t.action_taken !== 'logged' ? { action_taken: opts.action } : {}), ...(parts.length > 1 ? { message_index: i } : {}) })),
+    );
+    const verdict = worst(results.map((r) => r.verdict));
+    const text = parts.length === 1 ? parts[0]!.text : parts.map((p) => p.text).join('\n');
+    const { store_input: storeInput, excerpt_chars: excerptChars } = config.storage;
+    const record: ScanRecord = {
+      scan_id: newId('scn'),
+      created_at: new Date().toISOString(),
+      verdict,
+      flagged: verdict !== 'allow',
+      risk_score: Math.max(0, ...results.map((r) => r.risk_score)),
+      threats,
+      latency_ms: Math.round(elapsedMs * 1000) / 1000,
+      error: results.find((r) => r.error)?.error ?? null,
+      source: parts[0]!.target,
+      input_sha256: createHash('sha256').update(text).digest('hex'),
+      input_length: text.length,
+      input: storeInput === 'none' ? null : storeInput === 'full' ? text : text.slice(0, excerptChars),
+      input_truncated: storeInput === 'excerpt' && text.length > excerptChars,
+      caller: who.caller,
+      request_id: who.requestId,
+      instance_id: this.deps.instanceId,
+      rules_version: outcomes[0]?.rulesVersion ?? '',
+      ...(who.provider ? { provider: who.provider } : {}),
+      ...(who.model ? { model: who.model } : {}),
+      ...(who.metadata ? { metadata: who.metadata } : {}),
+    };
+    this.deps.metrics.scans.inc({ source: record.source, verdict });
+    for (const t of threats) {
+      this.deps.metrics.threats.inc({ attack_type: t.attack_type, severity: t.severity, action: t.action_taken });
+      this.deps.events.emit(
+        'threat_detected',
+        {
+          threat_id: t.threat_id,
+          severity: t.severity,
+          attack_type: t.attack_type,
+          confidence: t.confidence,
+          action_taken: t.action_taken,
+          scan_id: record.scan_id,
+          source: record.source,
+          detector: t.detector,
+          rule_id: t.rule_id,
+          request_id: who.requestId,
+          caller: who.caller,
+        },
+        t.threat_id,
+      );
+    }
+    if (opts.record === undefined || opts.record === true || (opts.record === 'if_threats' && threats.length > 0)) {
+      await this.deps.store.put(record).catch((err: unknown) => log.error({ err: (err as Error).message, scan_id: record.scan_id }, 'scan record could not be stored'));
+    }
+    return record;
+  }
+}
+
+const RANK: Record<Verdict, number> = { allow: 0, flag: 1, block: 2 };
+function worst(verdicts: Verdict[]): Verdict {
+  return verdicts.reduce<Verdict>((a, b) => (RANK[b] > RANK[a] ? b : a), 'allow');
+}
