@@ -33,7 +33,7 @@ const EPOCHS = Number(opt('--epochs', '12'));
 const L2 = Number(opt('--l2', '1e-4'));
 const LR = Number(opt('--lr', '0.2'));
 const TARGET_FP = Number(opt('--target-fp', '0.015'));
-const TARGET_FP_LONG = Number(opt('--target-fp-long', '0.03'));
+const TARGET_FP_LONG = Number(opt('--target-fp-long', '0.05'));
 const SEED = Number(opt('--seed', '1337'));
 const FEATURES = Number(opt('--features', String(F_ALL)));
 
