@@ -31,6 +31,10 @@ export class EventBus {
   private readonly log: Logger;
   private readonly seen = new Set<string>();
   private readonly seenOrder: string[] = [];
+  /** Ids raised here, to tell our own echo from another instance configured with our id. */
+  private readonly raised = new Set<string>();
+  private readonly raisedOrder: string[] = [];
+  private lastDuplicateWarning = 0;
   private readonly dedupeWindow: number;
   private started = false;
 
@@ -69,6 +73,7 @@ export class EventBus {
       data: { ...data, event_id: newId('evt'), instance_id: this.instanceId },
     };
     this.metrics?.published.inc({ type });
+    if (this.transport.name !== 'memory') remember(this.raised, this.raisedOrder, event.data.event_id, this.dedupeWindow);
     this.deliver(event, 'local');
     try {
       this.transport.publish(event, key ?? naturalKey(type, data, this.instanceId));
@@ -97,18 +102,19 @@ export class EventBus {
   private receiveRemote(event: EventEnvelope): void {
     if (event.data.instance_id === this.instanceId) {
       this.metrics?.remoteRejected.inc({ reason: 'own_event' });
+      if (!this.raised.has(event.data.event_id) && Date.now() - this.lastDuplicateWarning > 60_000) {
+        // Not one of ours, yet it carries our id: two instances share server.instance_id, so
+        // they drop each other's events and split one consumer group.
+        this.lastDuplicateWarning = Date.now();
+        this.log.error({ instance_id: this.instanceId }, 'another instance uses this server.instance_id; give every instance its own');
+      }
       return;
     }
     if (this.seen.has(event.data.event_id)) {
       this.metrics?.remoteRejected.inc({ reason: 'duplicate' });
       return;
     }
-    this.seen.add(event.data.event_id);
-    this.seenOrder.push(event.data.event_id);
-    if (this.seenOrder.length > this.dedupeWindow) {
-      // Amortised trim: drop the oldest tenth at once rather than shifting on every event.
-      for (const id of this.seenOrder.splice(0, Math.ceil(this.dedupeWindow / 10))) this.seen.delete(id);
-    }
+    remember(this.seen, this.seenOrder, event.data.event_id, this.dedupeWindow);
     this.deliver(event, 'remote');
   }
 
@@ -122,5 +128,14 @@ export class EventBus {
         this.log.error({ err, type: event.type }, 'event listener threw');
       }
     }
+  }
+}
+
+/** Adds to a bounded set; beyond `window` the oldest tenth is forgotten at once (amortised). */
+function remember(set: Set<string>, order: string[], id: string, window: number): void {
+  set.add(id);
+  order.push(id);
+  if (order.length > window) {
+    for (const old of order.splice(0, Math.ceil(window / 10))) set.delete(old);
   }
 }

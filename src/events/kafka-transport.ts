@@ -389,9 +389,7 @@ export class KafkaTransport implements EventTransport {
   }
 
   private receive(topic: string, message: { value: Buffer | null; timestamp: string; headers?: Record<string, unknown> }): void {
-    // Own events were delivered locally when raised; skip them before parsing.
-    const origin = message.headers?.instance_id;
-    if (origin !== undefined && String(origin) === this.opts.instanceId) return;
+    // Own events come back too: the bus drops them (and notices another instance using our id).
     // Without start offsets (Kafka was down at start) skip what predates this instance.
     if (!this.startOffsets && Number(message.timestamp) < this.startedAtMs) return;
     const parsed = parseEnvelope(message.value);

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { EventBus } from '../../src/events/bus.js';
 import { naturalKey, parseEnvelope } from '../../src/events/envelope.js';
@@ -65,6 +66,19 @@ describe('events: EventBus', () => {
     transport.remote!(remoteEvent('ins_a', 'evt_2'));
     transport.remote!(remoteEvent('ins_c', 'evt_3'));
     expect(got).to.deep.equal(['evt_1', 'evt_3']);
+  });
+
+  it('says so when another instance uses the same instance id', () => {
+    const transport = new FakeTransport();
+    const lines: string[] = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => { lines.push(line); } });
+    const bus = new EventBus({ instanceId: 'ins_a', transport, logger });
+    const own = bus.emit('system_status', { status: 'ready' });
+    transport.remote!(own); // our own echo: silently dropped
+    expect(lines).to.have.length(0);
+    transport.remote!(remoteEvent('ins_a', 'evt_not_ours'));
+    expect(lines).to.have.length(1);
+    expect(lines[0]).to.match(/another instance uses this server.instance_id/);
   });
 
   it('remembers a full dedupe window of remote ids', () => {
