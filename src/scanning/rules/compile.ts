@@ -7,12 +7,13 @@
  * The prefilter holds each pattern in a cheaper superset form (its most selective gap-free
  * piece, segment.ts, or relaxed counts, relax.ts) in sets of at most SET_SIZE patterns: one set
  * of every shipped pattern as written measured ~2 MB/s because the DFA's states multiply across
- * patterns with long gaps and its cache thrashes; these forms in sets of up to 80 measured ~50x that. The normaliser's triage patterns
- * form one more small set, run on the original text only.
+ * patterns with long gaps and its cache thrashes; these forms in two sets run ~50x faster.
+ * The normaliser's triage patterns ride in the last set of each target, so the original text
+ * is passed over once for both.
  */
 import RE2 from 're2';
 import { log } from '../../log.js';
-import { TRIAGE_PATTERNS, toUtf8, triageFromMatches, type Triage } from '../normalise/triage.js';
+import { NOTHING, TRIAGE_PATTERNS, toUtf8, triageFromMatches, type Triage } from '../normalise/triage.js';
 import type { NormalisedInput, RuleHit, RuleMatcher, Span, Target } from '../types.js';
 import { TARGETS } from '../types.js';
 import type { RuleSet } from './load.js';
@@ -36,15 +37,16 @@ interface TargetRules {
   rules: RuleSpec[];
   need: Int32Array;
   patterns: PatternRef[];
-  /** Prefilter sets; set k covers patterns [bases[k], bases[k] + size). */
+  /** Prefilter sets; set k covers patterns [bases[k], bases[k] + size). The last set also holds
+   * the normaliser's triage patterns, at indices >= patterns.length. */
   sets: RE2Set[];
   bases: number[];
 }
 
-/** Patterns per prefilter set, at most (sets are balanced: 153 patterns -> 2 sets of 77).
- * Measured on the shipped rules: 80 per set ~150 MB/s, one set of 153 ~9 MB/s. */
-const SET_SIZE = 80;
-let triageSet: RE2Set | null = null;
+/** Patterns per prefilter set, at most (sets are balanced: 163 patterns -> 2 sets of 82).
+ * Measured on the shipped rules, MB per CPU-second: 2 sets of 82 ~150, 3 of 55 ~110, 5 of 33
+ * ~75, one set of 163 ~10 (the cliff where the DFA cache starts thrashing). */
+const SET_SIZE = 100;
 
 export class CompiledRules implements RuleMatcher {
   readonly version: string;
@@ -70,9 +72,12 @@ export class CompiledRules implements RuleMatcher {
       });
       const sets: RE2Set[] = [];
       const bases: number[] = [];
-      const per = Math.ceil(sources.length / Math.max(1, Math.ceil(sources.length / SET_SIZE)));
-      for (let i = 0; i < sources.length; i += per) {
-        sets.push(new RE2.Set(sources.slice(i, i + per), 'iu'));
+      const per = Math.max(1, Math.ceil(sources.length / Math.max(1, Math.ceil(sources.length / SET_SIZE))));
+      for (let i = 0; i < sources.length || i === 0; i += per) {
+        const last = i + per >= sources.length;
+        // Triage rides in the last set: one pass less over every original text (measured faster
+        // than a set of its own).
+        sets.push(new RE2.Set([...sources.slice(i, i + per), ...(last ? TRIAGE_PATTERNS : [])], 'iu'));
         bases.push(i);
       }
       this.byTarget.set(target, { rules, need: Int32Array.from(rules.map((r) => requiredMatches(r))), patterns, sets, bases });
@@ -84,10 +89,11 @@ export class CompiledRules implements RuleMatcher {
   triage(text: string, target: Target): Triage {
     const t = this.byTarget.get(target)!;
     const bytes = toUtf8(text);
-    const indices = this.runSets(t, text, bytes);
+    const all = this.runSets(t, text, bytes);
+    const n = t.patterns.length;
+    const indices = all.filter((i) => i < n);
     this.cache = { text, target, indices, bytes };
-    triageSet ??= new RE2.Set(TRIAGE_PATTERNS as string[]);
-    return triageFromMatches(triageSet.match(bytes), 0);
+    return all.length === indices.length ? NOTHING : triageFromMatches(all, n);
   }
 
   match(input: NormalisedInput): RuleHit[] {
@@ -106,7 +112,7 @@ export class CompiledRules implements RuleMatcher {
         bytes = c.bytes;
       } else {
         bytes = toUtf8(view.text);
-        indices = this.runSets(t, view.text, bytes);
+        indices = this.runSets(t, view.text, bytes).filter((i) => i < t.patterns.length);
       }
       if (indices.length === 0) continue;
       let byteMap: Int32Array | null = null;
@@ -150,7 +156,7 @@ export class CompiledRules implements RuleMatcher {
   }
 
   private runSets(t: TargetRules, text: string, bytes: Buffer): number[] {
-    if (text.length === 0 || t.sets.length === 0) return [];
+    if (text.length === 0) return [];
     try {
       if (t.sets.length === 1) return t.sets[0]!.match(bytes);
       const out: number[] = [];
@@ -169,6 +175,10 @@ export class CompiledRules implements RuleMatcher {
       const out: number[] = [];
       t.patterns.forEach((p, i) => {
         if (p.confirm.test(bytes)) out.push(i);
+      });
+      const n = t.patterns.length;
+      TRIAGE_PATTERNS.forEach((p, k) => {
+        if (new RE2(p).test(bytes)) out.push(n + k);
       });
       return out;
     }
