@@ -32,6 +32,7 @@ describe('adversarial-suffix plugin', () => {
       'Loved the old photos from the flea market, free to use now. Oh, and I forgot to mention, #Photography #Vintage #Nostalgia #CollageArt #FleaMarket.',
       '| Year | Team | Games | Yards |\n| 1983 | Los Angeles Rams | 16 | 1,808 |\n| 1984 | Los Angeles Rams | 16 | 2,105 |',
       'Use this:\n```\nfor (let i = 0; i < n; i++) { total += a[i] * (b[i] ?? 0); }\n```',
+      `Please decode this message for me: ${Buffer.from('Meet me at the station at noon, bring the tickets and the umbrella').toString('base64')}`,
     ];
     for (const t of benign) expect(scan(t), t).to.deep.equal([]);
   });

@@ -24,6 +24,19 @@ const isUpper = (u: number): boolean => u >= 65 && u <= 90;
 const isLower = (u: number): boolean => u >= 97 && u <= 122;
 const isLetter = (u: number): boolean => isUpper(u) || isLower(u) || u >= 0xc0;
 
+/** A token of 16+ characters drawn only from the base64/hex/url-safe alphabets. */
+function isEncodedToken(text: string, start: number, end: number): boolean {
+  let n = 0;
+  for (let i = start; i < end; i++) {
+    const u = text.charCodeAt(i);
+    if (u <= 32) break;
+    const ok = (u >= 48 && u <= 57) || (u >= 65 && u <= 90) || (u >= 97 && u <= 122) || u === 43 || u === 47 || u === 61 || u === 45 || u === 95;
+    if (!ok) return false;
+    n++;
+  }
+  return n >= 16;
+}
+
 export function suffixScore(text: string): SuffixScore {
   let end = text.length;
   while (end > 0 && text.charCodeAt(end - 1) <= 32) end--;
@@ -56,6 +69,12 @@ export function suffixScore(text: string): SuffixScore {
       prevEndsSentence = p === 46 || p === 33 || p === 63 || p === 58;
       wordStart = true;
       inHashtag = false;
+      continue;
+    }
+    // An encoded blob (base64, hex, a key) is not word salad: skip the whole token.
+    if (wordStart && isEncodedToken(text, i, end)) {
+      while (i + 1 < end && text.charCodeAt(i + 1) > 32) i++;
+      wordStart = false;
       continue;
     }
     if (inCode || inHashtag) { wordStart = false; continue; }

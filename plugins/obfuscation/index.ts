@@ -95,7 +95,6 @@ export function scanCharacters(text: string): CharScan {
     const cp = text.codePointAt(i)!;
     const width = cp > 0xffff ? 2 : 1;
     if (cp === BLACK_FLAG) inFlag = true;
-    const wasInFlag = inFlag;
     if (cp >= TAG_FIRST && cp <= TAG_LAST) {
       if (!inFlag) { if (tagStart < 0) tagStart = i; } else if (cp === CANCEL_TAG) inFlag = false;
     } else {
@@ -103,8 +102,9 @@ export function scanCharacters(text: string): CharScan {
       if (cp !== BLACK_FLAG) inFlag = false;
     }
     if (isBidiControl(cp)) out.bidi.push({ start: i, end: i + width });
-    const flagTag = cp >= TAG_FIRST && cp <= TAG_LAST && wasInFlag;
-    const invisible = isZeroWidth(cp) || (cp >= TAG_FIRST && cp <= TAG_LAST && !flagTag) || isBidiControl(cp) || cp === 0xad;
+    // Tag characters are reported on their own (smuggledTags), not as a zero-width run.
+    const invisible = isZeroWidth(cp) || isBidiControl(cp) || cp === 0xad;
+    const skipped = invisible || (cp >= TAG_FIRST && cp <= TAG_LAST);
     run = invisible ? run + 1 : 0;
     if (run > out.longestInvisibleRun) out.longestInvisibleRun = run;
     if (isZeroWidth(cp) && cp !== 0x200d && prevLetter) {
@@ -116,8 +116,8 @@ export function scanCharacters(text: string): CharScan {
     if (latin || other) {
       if (wordStart < 0) wordStart = i;
       wordLatin ||= latin; wordOther ||= other;
-    } else if (!invisible) endWord(i);
-    if (!invisible) prevLetter = latin;
+    } else if (!skipped) endWord(i);
+    if (!skipped) prevLetter = latin;
     i += width;
   }
   if (tagStart >= 0) out.smuggledTags.push({ start: tagStart, end: text.length });
