@@ -128,6 +128,11 @@ export class EventStreamServer {
     };
   }
 
+  /** Same as health(): the body of GET /ws/health. */
+  wsHealth(): WsHealth {
+    return this.health();
+  }
+
   /** Applies reloaded limits; existing connections over a lowered limit stay. */
   updateLimits(limits: { maxConnections?: number; maxBufferedBytes?: number }): void {
     if (limits.maxConnections) this.opts.maxConnections = limits.maxConnections;
