@@ -101,6 +101,9 @@ interface Measure {
   name: string;
   mbps: number;
   scansPerSec: number;
+  /** MB per CPU-second of this process (all its threads): per-core throughput, and robust
+   * against other load on a shared machine, unlike wall-clock MB/s. */
+  mbPerCpuSec: number;
   note?: string;
 }
 
@@ -108,13 +111,16 @@ async function measure(name: string, texts: string[], bytes: number, pass: () =>
   await pass(); // warm-up: JIT, DFA caches, worker start
   let passes = 0;
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const deadline = t0 + SECONDS * 1000;
   do {
     await pass();
     passes++;
   } while (performance.now() < deadline && passes < 1000);
   const sec = (performance.now() - t0) / 1000;
-  return { name, mbps: (bytes * passes) / sec / 1e6, scansPerSec: (texts.length * passes) / sec, note };
+  const cpu = process.cpuUsage(cpu0);
+  const cpuSec = (cpu.user + cpu.system) / 1e6;
+  return { name, mbps: (bytes * passes) / sec / 1e6, scansPerSec: (texts.length * passes) / sec, mbPerCpuSec: (bytes * passes) / cpuSec / 1e6, note };
 }
 
 export async function run(): Promise<void> {
@@ -169,10 +175,14 @@ export async function run(): Promise<void> {
 
   const base = baseline.mbps;
   console.log('');
-  console.log(`${'measurement'.padEnd(72)} ${'MB/s'.padStart(8)} ${'scans/s'.padStart(9)} ${'x baseline'.padStart(10)}`);
+  const baseCpu = baseline.mbPerCpuSec;
+  console.log(`${'measurement'.padEnd(64)} ${'MB/s'.padStart(7)} ${'scans/s'.padStart(8)} ${'xbase'.padStart(6)} ${'MB/cpu-s'.padStart(9)} ${'xbase'.padStart(6)}`);
   for (const r of results) {
-    console.log(`${r.name.slice(0, 72).padEnd(72)} ${r.mbps.toFixed(1).padStart(8)} ${Math.round(r.scansPerSec).toString().padStart(9)} ${(r.mbps / base).toFixed(2).padStart(10)}`);
+    console.log(
+      `${r.name.slice(0, 64).padEnd(64)} ${r.mbps.toFixed(1).padStart(7)} ${Math.round(r.scansPerSec).toString().padStart(8)} ${(r.mbps / base).toFixed(2).padStart(6)} ${r.mbPerCpuSec.toFixed(1).padStart(9)} ${(r.mbPerCpuSec / baseCpu).toFixed(2).padStart(6)}`,
+    );
   }
+  console.log('(MB/s is wall clock; MB/cpu-s divides by the CPU time this process used, i.e. throughput per busy core)');
   const totalMs = Object.values(perDetector).reduce((a, b) => a + b, 0);
   console.log('');
   console.log('time per stage, engine in-thread with all plugins (share of scan time, and MB/s if it ran alone):');
@@ -182,8 +192,8 @@ export async function run(): Promise<void> {
   const oneWorker = results.find((r) => r.name.startsWith('pool, 1 worker'))!;
   const allCores = results[results.length - 1]!;
   console.log('');
-  console.log(`target: full pipeline >= 1/3 of baseline: 1 worker ${(oneWorker.mbps / base).toFixed(2)}x -> ${oneWorker.mbps >= base / 3 ? 'met' : 'NOT met'}`);
-  console.log(`target: >= 50 MB/s per core: 1 worker ${oneWorker.mbps.toFixed(1)} MB/s, all cores ${(allCores.mbps / cores).toFixed(1)} MB/s per core -> ${oneWorker.mbps >= 50 ? 'met' : 'NOT met'}`);
+  console.log(`target: full pipeline >= 1/3 of baseline: 1 worker ${(oneWorker.mbps / base).toFixed(2)}x wall, ${(oneWorker.mbPerCpuSec / baseCpu).toFixed(2)}x per cpu-s -> ${oneWorker.mbPerCpuSec >= baseCpu / 3 ? 'met' : 'NOT met'}`);
+  console.log(`target: >= 50 MB/s per core: 1 worker ${oneWorker.mbPerCpuSec.toFixed(1)} MB/cpu-s, ${cores} workers ${allCores.mbPerCpuSec.toFixed(1)} MB/cpu-s -> ${oneWorker.mbPerCpuSec >= 50 ? 'met' : 'NOT met'}`);
   if (sink === -1) console.log(sink); // keep the work observable to the optimiser
 }
 
