@@ -21,6 +21,12 @@ import { RedisRateLimitStore } from './ratelimit/redis.js';
 import type { RateLimitStore } from './ratelimit/types.js';
 import { startEventBus, wireEvents } from './events/wiring.js';
 import { registerScanRoutes } from './http/routes/scans.js';
+import { createAnalytics } from './analytics/index.js';
+import { registerAnalyticsRoutes } from './http/routes/analytics.js';
+import { registerDashboardRoutes } from './http/routes/dashboard.js';
+import { registerReportRoutes } from './http/routes/reports.js';
+import { ReportService, createReportMetrics } from './reports/service.js';
+import { MemoryReportStore, RedisReportStore } from './reports/store.js';
 import { wireProxy } from './proxy/wiring.js';
 import { chatScannerOf } from './scans/chat-scanner.js';
 import { MemoryScanStore } from './scans/memory-store.js';
@@ -29,6 +35,8 @@ import { RedisScanStore } from './scans/redis-store.js';
 import { ScanService } from './scans/service.js';
 import { ScanPool } from './scanning/pool.js';
 import type { Services } from './services.js';
+import { registerSettingsRoutes } from './http/routes/settings.js';
+import { applySettings, MemorySettingsStore, RedisSettingsStore, type RuntimeSettings, type SettingsStore } from './settings/store.js';
 import { newId } from './util/ids.js';
 import { VERSION } from './version.js';
 
@@ -85,11 +93,20 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     onReady: (fn) => hooks.ready.push(fn),
   };
 
+  // Runtime settings (the dashboard's) override warden.yaml; with Redis, cluster-wide.
+  const settingsStore: SettingsStore = redis ? new RedisSettingsStore(redis, prefix) : new MemorySettingsStore();
+  let overrides: RuntimeSettings = await settingsStore.load().catch(() => ({}));
+  let effective = applySettings(config, overrides);
+  settingsStore.onChange((next) => {
+    overrides = next;
+    effective = applySettings(config, next);
+  });
+
   const services: Services = {
     version: VERSION,
     instanceId,
     startedAt: new Date(),
-    config: () => config,
+    config: () => effective,
     registry,
     httpMetrics,
     redis,
@@ -108,6 +125,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   api.component('Error', errorSchema);
   registerAuthRoutes(api, services);
   registerKeyRoutes(api, services);
+  registerSettingsRoutes(api, services, settingsStore, () => overrides);
 
   // Scanning: the worker pool, the records store and the one service every scan goes through.
   const scanning = config.scanning;
@@ -131,7 +149,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   });
   const scanLimits = () => ({ maxScans: config.storage.max_scans, retentionDays: config.storage.retention_days });
   const scanStore = redis ? new RedisScanStore(redis, prefix, scanLimits) : new MemoryScanStore(scanLimits);
-  const scanService = new ScanService({ pool, store: scanStore, events, metrics: createScanRecordMetrics(registry), config: () => config, instanceId });
+  const scanService = new ScanService({ pool, store: scanStore, events, metrics: createScanRecordMetrics(registry), config: services.config, instanceId });
   registerScanRoutes(api, services, { service: scanService, store: scanStore });
   services.statusSections.set('scanning', () => {
     const st = pool.stats();
@@ -151,6 +169,19 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
 
   const proxy = wireProxy({ api, services, lifecycle, scanner: chatScannerOf(scanService) });
   registerSystemRoutes(api, services, { providers: () => proxy.providers() });
+
+  // Analytics aggregates fed by every scan and every priced completion; reports built from them; the dashboard.
+  const analytics = createAnalytics({ redis, prefix, registry });
+  scanService.onScan((record) => void analytics.recordScan(record));
+  proxy.spend.onUsage((usage) => void analytics.recordUsage(usage));
+  const reportTtl = 7 * 86_400;
+  const reportStore = redis ? new RedisReportStore(redis, prefix, reportTtl) : new MemoryReportStore(reportTtl);
+  const reports = new ReportService({ analytics, store: reportStore, metrics: createReportMetrics(registry), instanceId });
+  registerAnalyticsRoutes(api, analytics);
+  registerReportRoutes(api, reports);
+  registerDashboardRoutes(api);
+  services.statusSections.set('analytics', () => ({ aggregates: analytics.backend, reports: reportStore.backend }));
+  lifecycle.onShutdown(() => reports.drain());
   registerPendingRoutes(api);
   registerDocsRoutes(api, VERSION);
   wireEvents({ api, services, lifecycle, bus: events, log });
@@ -175,8 +206,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     try {
       const next = loadConfig({ path: opts.configPath }).config;
       config = next;
+      effective = applySettings(next, overrides);
       rateLimitHealth.fail_mode = next.security.rate_limit_fail_mode;
-      for (const fn of hooks.reload) await fn(next);
+      for (const fn of hooks.reload) await fn(effective);
       log.info({ path: opts.configPath }, 'configuration reloaded');
       return { ok: true };
     } catch (err) {
@@ -202,6 +234,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       clearInterval(sweeper);
       clearTimeout(timer);
       await limiter.close();
+      await settingsStore.close();
       if (redis) await redis.quit().catch(() => redis.disconnect());
     })());
 
