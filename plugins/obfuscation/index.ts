@@ -32,11 +32,25 @@ export function decodeMorse(run: string): string {
   return norm.split(/\s*\/\s*|\s{2,}/).map((word) => word.trim().split(/\s+/).map((c) => MORSE[c] ?? '').join('')).join(' ');
 }
 
+/** Cheap linear pre-check: a run of 48+ binary digits/spaces or 24+ Morse characters. */
+function hasRun(text: string): boolean {
+  let bin = 0;
+  let morse = 0;
+  for (let i = 0; i < text.length; i++) {
+    const u = text.charCodeAt(i);
+    bin = u === 48 || u === 49 || u === 32 || u === 44 ? bin + 1 : 0;
+    morse = u === 46 || u === 45 || u === 32 || u === 47 || u === 0x2022 || u === 0x2013 || u === 0x2014 ? morse + 1 : 0;
+    if (bin >= 48 || morse >= 24) return true;
+  }
+  return false;
+}
+
 /** Decoded runs of binary or Morse whose plain text trips an attack rule. */
 function encodedAttacks(input: NormalisedInput, rules: RuleMatcher): { spans: Span[]; ruleIds: string[] } {
   const spans: Span[] = [];
   const ruleIds = new Set<string>();
   const text = input.original;
+  if (!hasRun(text)) return { spans, ruleIds: [] };
   for (const [re, decode, kind] of [[BINARY_RUN, decodeBinary, 'decoded:binary'], [MORSE_RUN, decodeMorse, 'decoded:morse']] as const) {
     re.lastIndex = 0;
     for (let m = re.exec(text), n = 0; m && n < 8; m = re.exec(text), n++) {
@@ -75,11 +89,14 @@ export interface CharScan {
   zeroWidthInWords: Span[];
   longestInvisibleRun: number;
   mixedScriptWords: Span[];
+  /** Full-width, mathematical and enclosed letter forms (𝐢𝐠𝐧𝐨𝐫𝐞, ｉｇｎｏｒｅ, ⓘⓖⓝ). */
+  styledLetters: number;
+  nonAscii: boolean;
 }
 
 /** One linear pass over the original text. */
 export function scanCharacters(text: string): CharScan {
-  const out: CharScan = { smuggledTags: [], bidi: [], zeroWidthInWords: [], longestInvisibleRun: 0, mixedScriptWords: [] };
+  const out: CharScan = { smuggledTags: [], bidi: [], zeroWidthInWords: [], longestInvisibleRun: 0, mixedScriptWords: [], styledLetters: 0, nonAscii: false };
   let inFlag = false;
   let tagStart = -1;
   let run = 0;
@@ -92,8 +109,24 @@ export function scanCharacters(text: string): CharScan {
     wordStart = -1; wordLatin = false; wordOther = false;
   };
   for (let i = 0; i < text.length; ) {
+    const c0 = text.charCodeAt(i);
+    if (c0 < 128) {
+      // ASCII fast path: only word boundaries and the end of a tag run matter here.
+      if (tagStart >= 0) { out.smuggledTags.push({ start: tagStart, end: i }); tagStart = -1; }
+      inFlag = false;
+      run = 0;
+      const latin = (c0 >= 65 && c0 <= 90) || (c0 >= 97 && c0 <= 122);
+      if (latin) { if (wordStart < 0) wordStart = i; wordLatin = true; } else endWord(i);
+      prevLetter = latin;
+      i++;
+      continue;
+    }
     const cp = text.codePointAt(i)!;
     const width = cp > 0xffff ? 2 : 1;
+    if (cp > 127) {
+      out.nonAscii = true;
+      if ((cp >= 0xff01 && cp <= 0xff5e) || (cp >= 0x1d400 && cp <= 0x1d7ff) || (cp >= 0x2460 && cp <= 0x24ff) || (cp >= 0x1f130 && cp <= 0x1f189)) out.styledLetters++;
+    }
     if (cp === BLACK_FLAG) inFlag = true;
     if (cp >= TAG_FIRST && cp <= TAG_LAST) {
       if (!inFlag) { if (tagStart < 0) tagStart = i; } else if (cp === CANCEL_TAG) inFlag = false;
@@ -130,6 +163,17 @@ function anySignal(input: NormalisedInput): boolean {
   return s.invisibleChars + s.tagChars + s.bidiControls + s.confusables + s.leetspeakWords + s.spacedWords + s.decodedPayloads > 0;
 }
 
+/**
+ * A disguise strong enough to be worth matching the rules again. One leet word is not; nor are
+ * "confusables" that are only accents on Latin letters in ordinary French or German, so
+ * look-alikes count when a word mixes scripts or letters are styled (full-width, math bold).
+ */
+function disguised(input: NormalisedInput, chars: CharScan): boolean {
+  const s = input.signals;
+  if (s.invisibleChars + s.tagChars + s.bidiControls + s.decodedPayloads > 0 || s.leetspeakWords >= 2 || s.spacedWords >= 2) return true;
+  return s.confusables > 0 && (chars.mixedScriptWords.length > 0 || chars.styledLetters > 0);
+}
+
 const plugin: DetectorPlugin = {
   meta: {
     name: 'obfuscation',
@@ -147,12 +191,10 @@ const plugin: DetectorPlugin = {
         findings.push({ attackType: 'obfuscation', severity: 'high', confidence: 0.85, ruleId: 'obfuscation.encoded-instructions', message: `Binary/Morse-encoded text decodes to an attack (${enc.ruleIds.slice(0, 5).join(', ')})`, spans: enc.spans });
       }
     }
-    // Cheap exit: nothing unusual in the text and nothing decoded. Latin/Cyrillic mixing is
-    // the one case the signals may not cover, so it is still checked when non-ASCII is present.
-    // eslint-disable-next-line no-control-regex
-    if (!anySignal(input) && !/[^\u0000-\u007f]/.test(input.original)) return findings;
-    const cfg = ctx.config;
+    // One linear pass over the characters; nothing unusual and nothing decoded ends it here.
     const chars = scanCharacters(input.original);
+    if (!anySignal(input) && !chars.nonAscii) return findings;
+    const cfg = ctx.config;
     if (chars.smuggledTags.length > 0) {
       findings.push({ attackType: 'obfuscation', severity: 'high', confidence: 0.95, ruleId: 'obfuscation.tag-characters', message: 'Invisible Unicode tag characters carry hidden text', spans: chars.smuggledTags });
     }
@@ -167,10 +209,13 @@ const plugin: DetectorPlugin = {
     }
     // An attack only visible after undoing the disguise. Matching the rule set once more is
     // bounded by the gate above: it only runs on inputs that actually carry a disguise.
-    if (anySignal(input) && input.views.length > 1) {
-      const plainView: TextView = input.views[0]!;
-      const plain = new Set(ctx.rules.match({ ...input, views: [{ ...plainView, text: plainView.text.toLowerCase() }] }).filter(isAttack).map((h) => h.ruleId));
-      const hidden = ctx.rules.match({ ...input, views: input.views.slice(1) }).filter((h) => isAttack(h) && !plain.has(h.ruleId));
+    if (disguised(input, chars) && input.views.length > 1) {
+      // Hidden views first: most disguised texts hide nothing the rules know, and then the
+      // original need not be matched at all. Matching is case-insensitive, and the engine
+      // caches its prefilter pass over the original view.
+      const hiddenHits = ctx.rules.match({ ...input, views: input.views.slice(1) }).filter(isAttack);
+      const plain = hiddenHits.length > 0 ? new Set(ctx.rules.match({ ...input, views: [input.views[0]!] }).filter(isAttack).map((h) => h.ruleId)) : new Set<string>();
+      const hidden = hiddenHits.filter((h) => !plain.has(h.ruleId));
       if (hidden.length > 0) {
         const kinds = [...new Set(hidden.map((h) => h.viewKind))].join(', ');
         const spans = hidden.flatMap((h) => h.spans).slice(0, 20);

@@ -45,6 +45,13 @@ export const SECRET_KINDS: SecretKind[] = [
   },
 ];
 
+/**
+ * One RE2.Set pass over the text names the kinds that may be present; only those run their
+ * own regex (which gives positions and groups). Most texts hold no secret, so the common cost
+ * is one UTF-8 conversion and one linear pass instead of one per kind.
+ */
+const PREFILTER = new RE2.Set(SECRET_KINDS.map((k) => k.re.source), 'u');
+
 /** Bits per character of the string's own symbol distribution. */
 export function shannonEntropy(s: string): number {
   if (s.length === 0) return 0;
@@ -78,7 +85,8 @@ const plugin: DetectorPlugin = {
     const max = Number(ctx.config.max_findings ?? 20);
     const text = input.original;
     const findings: Finding[] = [];
-    for (const kind of SECRET_KINDS) {
+    for (const k of PREFILTER.match(text)) {
+      const kind = SECRET_KINDS[k]!;
       if (disabled.has(kind.id)) continue;
       const spans: Span[] = [];
       let sample = '';
