@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../src/config/load.js';
+import { PROJECT_ROOT } from '../../src/version.js';
 import { runCli, spawnWarden } from '../support/warden.js';
 
 function file(text: string): string {
@@ -85,6 +86,11 @@ describe('configuration', function () {
       loadConfig({ raw: { providers: [{ name: 'a', type: 'openai', base_url: 'http://x' }, { name: 'a', type: 'openai', base_url: 'http://y' }] }, env: {} }),
     );
     expect(dupes[0]).to.equal('providers[1].name = "a": expected unique provider names');
+  });
+
+  it('examples/warden.yaml, the documented example, is valid', function () {
+    const { config } = loadConfig({ path: join(PROJECT_ROOT, 'examples', 'warden.yaml'), env: { WARDEN_JWT_SECRET: 'x'.repeat(40), WARDEN_ADMIN_PASSWORD_HASH: 'scrypt$16384$8$1$abc$def' } });
+    expect(config.auth.users[0]!.role).to.equal('admin');
   });
 
   describe('CLI', function () {
