@@ -167,7 +167,8 @@ export class KafkaTransport implements EventTransport {
   publish(event: EventEnvelope, key: string): void {
     this.buffer.push({ event, key });
     this.trimBuffer();
-    if (!this.stopping) void this.flush();
+    // While a retry is scheduled Kafka is down: the retry sends this too, without a connect per event.
+    if (!this.stopping && !this.retryTimer) void this.flush();
   }
 
   onRemoteEvent(listener: EventListener): void {
@@ -305,8 +306,14 @@ export class KafkaTransport implements EventTransport {
       }
       await this.admin.describeCluster();
       this.markReachable(true);
-      // Reconnect the producer even when idle, so status recovers without waiting for an event.
-      if ((this.buffer.length || !this.producerConnected) && !this.retryTimer) void this.flush();
+      // Kafka answers again: send now rather than at the end of the backoff, and reconnect the
+      // producer even when idle, so status recovers without waiting for an event.
+      if (this.buffer.length || !this.producerConnected) {
+        if (this.retryTimer) clearTimeout(this.retryTimer);
+        this.retryTimer = null;
+        this.backoffMs = BACKOFF_MIN_MS;
+        void this.flush();
+      }
       if (!this.consumerRunning && !this.consumerStarting && !this.consumerRetryTimer) this.scheduleConsumerStart(0);
     } catch (err) {
       this.adminConnected = false;
