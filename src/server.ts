@@ -1,4 +1,6 @@
+import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { basename, dirname } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { MemoryApiKeyStore, RedisApiKeyStore, StaleIfErrorKeyStore, type ApiKeyStore } from './auth/api-keys.js';
@@ -47,6 +49,8 @@ export interface StartOptions {
   log?: Logger;
   /** Install SIGHUP/SIGTERM/SIGINT handlers (the CLI does; tests that embed a server don't). */
   handleSignals?: boolean;
+  /** Reload when the config file changes (default true when there is a file). */
+  watchConfig?: boolean;
   /** Where the one-time bootstrap key notice goes (stdout by default). */
   announce?: (line: string) => void;
 }
@@ -199,7 +203,6 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const port = (http.address() as AddressInfo).port;
   const url = `http://${config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host}:${port}`;
   for (const fn of hooks.ready) await fn(http);
-  log.info({ url, instance_id: instanceId, version: VERSION, redis: Boolean(redis) }, 'warden ready');
 
   const reload = async (): Promise<{ ok: true } | { ok: false; error: string }> => {
     if (!opts.configPath) return { ok: false, error: 'running on embedded defaults: there is no configuration file to reload' };
@@ -222,6 +225,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const close = () =>
     (closing ??= (async () => {
       log.info('shutting down: no new connections, finishing in-flight requests');
+      watcher?.close();
       const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
       // Keep-alive connections close as soon as their request is done; none outlives the timeout.
       http.closeIdleConnections();
@@ -238,6 +242,26 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       if (redis) await redis.quit().catch(() => redis.disconnect());
     })());
 
+  // The config file reloads itself when it changes (editors replace files: watch the folder).
+  let watcher: FSWatcher | undefined;
+  if (opts.configPath && opts.watchConfig !== false) {
+    const file = basename(opts.configPath);
+    let debounce: NodeJS.Timeout | undefined;
+    let last = readFileSafe(opts.configPath);
+    watcher = watch(dirname(opts.configPath), (_event, name) => {
+      if (name !== file) return;
+      clearTimeout(debounce);
+      debounce = setTimeout(() => {
+        const now = readFileSafe(opts.configPath!);
+        if (now === last) return;
+        last = now;
+        void reload();
+      }, 200);
+    });
+    watcher.on('error', (err) => log.warn({ err: err.message }, 'config file watch failed; SIGHUP still reloads'));
+    watcher.unref();
+  }
+
   if (opts.handleSignals) {
     process.on('SIGHUP', () => void reload());
     const stop = () => void close().then(() => process.exit(0));
@@ -245,6 +269,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     process.once('SIGINT', stop);
   }
 
+  log.info({ url, instance_id: instanceId, version: VERSION, redis: Boolean(redis) }, 'warden ready');
   return { url, port, services, http, reload, close };
 }
 
@@ -282,4 +307,12 @@ async function ensureBootstrapKey(services: Services, config: WardenConfig, anno
   if ((await services.keys.list().catch(() => [])).some((k) => k.role === 'admin' && !k.revoked_at)) return;
   const { secret } = await services.keys.create({ name: 'bootstrap', role: 'admin' });
   announce(`Bootstrap admin API key (shown once, store it now): ${secret}`);
+}
+
+function readFileSafe(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
 }

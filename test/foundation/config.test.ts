@@ -142,6 +142,16 @@ describe('configuration', function () {
       }
     });
 
+    it('reloads when the file changes, without a signal', async function () {
+      const w = await spawnWarden({ security: { rate_limit: 13 } });
+      try {
+        writeFileSync(w.configPath, 'server:\n  port: 0\nsecurity:\n  rate_limit: 31\n');
+        await waitFor(async () => ((await (await fetch(`${w.url}/status`)).json()) as { settings: { rate_limit: number } }).settings.rate_limit === 31);
+      } finally {
+        await w.stop();
+      }
+    });
+
     it('prints a bootstrap admin key once when none is configured, and the key works', async function () {
       const w = await spawnWarden({});
       try {
