@@ -97,10 +97,13 @@ export class ChatService {
 
     const canary = settings.canary ? newCanary() : null;
     const upstreamReq: ChatRequest = canary ? plantCanary(input, canary) : { ...input };
-    const check = this.outputCheck(settings, canary, base);
+    // Output scans also name the provider that answered (known once routed).
+    const outputCtx: Omit<ScanContext, 'source'> = { ...base };
+    const check = this.outputCheck(settings, canary, outputCtx);
 
     if (!input.stream) {
       const routed = await this.deps.router.complete(upstreamReq, call.signal);
+      outputCtx.provider = routed.provider.name;
       const completion = routed.result;
       if (completion.usage) void this.spend(routed.provider.name, input.model, call.caller, completion.usage);
       const t1 = performance.now();
@@ -123,6 +126,7 @@ export class ChatService {
     }
 
     const routed = await this.deps.router.stream(upstreamReq, call.signal);
+    outputCtx.provider = routed.provider.name;
     this.deps.metrics?.overheadSeconds.observe(
       { stream: 'true' },
       Math.max(0, performance.now() - started - routed.upstreamMs - routed.wastedMs - inputScanMs) / 1000,

@@ -51,6 +51,10 @@ describe('chat completions through Warden with the official openai client', func
     expect(got.headers.authorization).to.equal(`Bearer ${UPSTREAM_KEY}`);
     expect(JSON.stringify(got)).not.to.contain('svc_client_key_never_forwarded');
     expect(h.scanner.calls.map((c) => c.target)).to.deep.equal(['prompt', 'output']);
+    expect(h.scanner.calls.map((c) => [c.ctx.caller, c.ctx.model, c.ctx.provider])).to.deep.equal([
+      ['key_test', 'fake-model', undefined], // not routed yet when the prompt is scanned
+      ['key_test', 'fake-model', 'main'],
+    ]);
     const totals = await h.proxy.spend.totals('day');
     expect(totals['key:key_test']!.requests).to.equal(1);
     expect(totals['provider:main']!.prompt_tokens).to.equal(r.usage!.prompt_tokens);
