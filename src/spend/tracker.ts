@@ -27,7 +27,25 @@ export interface SpendRecordInput {
  * for the day and the month, and raises one cost_threshold_alert per threshold crossing per
  * period: the store decides atomically who crossed first, so two instances never both alert.
  */
+/** One completion's usage, as priced, for listeners such as the analytics aggregates. */
+export interface UsageRecorded {
+  provider: string;
+  model: string;
+  key: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  costNanoUsd: number;
+  at: Date;
+}
+
 export class SpendTracker {
+  private readonly usageListeners: ((u: UsageRecorded) => void)[] = [];
+
+  /** Called once per recorded completion (analytics aggregates). */
+  onUsage(listener: (u: UsageRecorded) => void): void {
+    this.usageListeners.push(listener);
+  }
+
   constructor(
     private readonly store: SpendStore,
     private prices: PriceTable,
@@ -64,6 +82,14 @@ export class SpendTracker {
     this.metrics?.tokens.inc({ ...labels, kind: 'prompt' }, prompt);
     this.metrics?.tokens.inc({ ...labels, kind: 'completion' }, completion);
     if (cost > 0) this.metrics?.costUsd.inc(labels, cost);
+    const at = input.at ?? new Date();
+    for (const listener of this.usageListeners) {
+      try {
+        listener({ provider: input.provider, model: input.model, key: input.key, promptTokens: prompt, completionTokens: completion, costNanoUsd: Math.round(cost * 1e9), at });
+      } catch (err) {
+        log.warn({ err: (err as Error).message }, 'usage listener failed');
+      }
+    }
     try {
       const crossings = await this.store.add(
         {
@@ -73,7 +99,7 @@ export class SpendTracker {
           promptTokens: prompt,
           completionTokens: completion,
           costNanoUsd: Math.round(cost * 1e9),
-          at: input.at ?? new Date(),
+          at,
         },
         this.applicable(input),
       );

@@ -7,21 +7,13 @@ import { protectedErrors } from './schemas.js';
  * routes (authenticated, rate limited, documented) answering 501 in the error shape. Any
  * operation a subsystem has already registered is skipped.
  */
-const PENDING: Pick<Operation, 'method' | 'path' | 'summary' | 'tags'>[] = [
+export const PENDING: Pick<Operation, 'method' | 'path' | 'summary' | 'tags'>[] = [
   { method: 'post', path: '/v1/chat/completions', summary: 'OpenAI-compatible chat completions with scanning', tags: ['proxy'] },
   { method: 'post', path: '/v1/scan', summary: 'Scan a single prompt or message', tags: ['scan'] },
   { method: 'post', path: '/v1/scan/batch', summary: 'Scan many inputs', tags: ['scan'] },
   { method: 'post', path: '/v1/rag/scan', summary: 'Scan RAG documents for indirect injection', tags: ['scan'] },
   { method: 'get', path: '/v1/scans', summary: 'List scan records', tags: ['scan'] },
   { method: 'get', path: '/v1/scans/:scan_id', summary: 'One scan record', tags: ['scan'] },
-  { method: 'get', path: '/v1/analytics/summary', summary: 'Security and usage summary', tags: ['analytics'] },
-  { method: 'get', path: '/v1/analytics/threats', summary: 'Threats over time', tags: ['analytics'] },
-  { method: 'get', path: '/v1/analytics/usage', summary: 'Requests, tokens and cost', tags: ['analytics'] },
-  { method: 'get', path: '/v1/analytics/top', summary: 'Top rules, attack types and callers', tags: ['analytics'] },
-  { method: 'post', path: '/v1/reports', summary: 'Build a report', tags: ['reports'] },
-  { method: 'get', path: '/v1/reports', summary: 'List reports', tags: ['reports'] },
-  { method: 'get', path: '/v1/reports/:report_id', summary: 'Report status', tags: ['reports'] },
-  { method: 'get', path: '/v1/reports/:report_id/download', summary: 'Download a report', tags: ['reports'] },
 ];
 
 export function registerPendingRoutes(api: Api): void {

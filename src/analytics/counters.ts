@@ -1,0 +1,91 @@
+import type { ScanRecord } from '../scans/record.js';
+import type { Counters } from './store.js';
+
+/**
+ * Counter names: `family|dimension|metric|value`. The value comes last so it may contain any
+ * character (model names hold ':' and '/'). Totals use the dimension `total` and an empty value.
+ *   scan|total|count|            scan|verdict|count|block       scan|source|count|prompt
+ *   threat|total|count|          threat|attack_type|count|jailbreak   (also severity, action, rule_id, caller)
+ *   usage|total|requests|        usage|provider|cost_nano|openai      (also model, key;
+ *                                metrics requests, prompt_tokens, completion_tokens, cost_nano)
+ * Money is counted in integer nano-USD so that many small increments add up exactly.
+ */
+
+export const THREAT_DIMENSIONS = ['attack_type', 'severity', 'action', 'rule_id', 'caller'] as const;
+export type ThreatDimension = (typeof THREAT_DIMENSIONS)[number];
+export const USAGE_DIMENSIONS = ['provider', 'model', 'key'] as const;
+export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
+export const USAGE_METRICS = ['requests', 'prompt_tokens', 'completion_tokens', 'cost_nano'] as const;
+export type UsageMetric = (typeof USAGE_METRICS)[number];
+
+/** Stands in for a missing caller or key. */
+export const NONE = '(none)';
+
+export function counterName(family: string, dimension: string, metric: string, value = ''): string {
+  return `${family}|${dimension}|${metric}|${value}`;
+}
+
+export function parseCounterName(name: string): { family: string; dimension: string; metric: string; value: string } | null {
+  const a = name.indexOf('|');
+  const b = name.indexOf('|', a + 1);
+  const c = name.indexOf('|', b + 1);
+  if (a < 0 || b < 0 || c < 0) return null;
+  return { family: name.slice(0, a), dimension: name.slice(a + 1, b), metric: name.slice(b + 1, c), value: name.slice(c + 1) };
+}
+
+function inc(out: Counters, name: string, n = 1): void {
+  out[name] = (out[name] ?? 0) + n;
+}
+
+/** What one finished scan adds. */
+export function scanCounters(r: ScanRecord): Counters {
+  const out: Counters = {};
+  inc(out, counterName('scan', 'total', 'count'));
+  inc(out, counterName('scan', 'verdict', 'count', r.verdict));
+  inc(out, counterName('scan', 'source', 'count', r.source));
+  for (const t of r.threats) {
+    inc(out, counterName('threat', 'total', 'count'));
+    inc(out, counterName('threat', 'attack_type', 'count', t.attack_type));
+    inc(out, counterName('threat', 'severity', 'count', t.severity));
+    inc(out, counterName('threat', 'action', 'count', t.action_taken));
+    inc(out, counterName('threat', 'rule_id', 'count', t.rule_id || t.detector));
+    inc(out, counterName('threat', 'caller', 'count', r.caller ?? NONE));
+  }
+  return out;
+}
+
+export interface UsageSample {
+  provider: string;
+  model: string;
+  key: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  costNanoUsd: number;
+}
+
+/** What one completion's usage adds. */
+export function usageCounters(u: UsageSample): Counters {
+  const out: Counters = {};
+  const values: Record<UsageMetric, number> = { requests: 1, prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, cost_nano: u.costNanoUsd };
+  const dims: [string, string][] = [['total', ''], ['provider', u.provider], ['model', u.model], ['key', u.key ?? NONE]];
+  for (const [dim, value] of dims) for (const m of USAGE_METRICS) inc(out, counterName('usage', dim, m, value), values[m]);
+  return out;
+}
+
+/** Adds b into a. */
+export function sumInto(a: Counters, b: Counters): Counters {
+  for (const [k, v] of Object.entries(b)) a[k] = (a[k] ?? 0) + v;
+  return a;
+}
+
+/** value → count for one family/dimension/metric. */
+export function breakdown(c: Counters, family: string, dimension: string, metric = 'count'): Record<string, number> {
+  const out: Record<string, number> = {};
+  const prefix = `${family}|${dimension}|${metric}|`;
+  for (const [k, v] of Object.entries(c)) if (k.startsWith(prefix)) out[k.slice(prefix.length)] = v;
+  return out;
+}
+
+export function total(c: Counters, family: string, metric = 'count'): number {
+  return c[counterName(family, 'total', metric)] ?? 0;
+}

@@ -1,0 +1,89 @@
+import type { Redis } from 'ioredis';
+import { BUCKET_MS, RESOLUTIONS, RETENTION_MS, bucketStart, type BucketRef, type Resolution } from './buckets.js';
+
+/** Counter name → increment. Names are `family|dimension|metric|value` (see counters.ts). */
+export type Counters = Record<string, number>;
+
+/**
+ * Time-bucketed counters. `add` increments the bucket of every resolution that contains `at`;
+ * `read` returns the counters of the given buckets (missing buckets read as empty).
+ * Memory: one instance. Redis: a hash per bucket, incremented atomically, expiring with its
+ * resolution's retention, so every instance reads the same figures.
+ */
+export interface AggregateStore {
+  readonly backend: 'memory' | 'redis';
+  add(at: number, counters: Counters): Promise<void>;
+  read(buckets: BucketRef[]): Promise<Counters[]>;
+}
+
+export class MemoryAggregateStore implements AggregateStore {
+  readonly backend = 'memory' as const;
+  private readonly buckets = new Map<string, Map<string, number>>();
+  private lastPrune = 0;
+
+  async add(at: number, counters: Counters): Promise<void> {
+    for (const res of RESOLUTIONS) {
+      const key = `${res}:${bucketStart(res, at)}`;
+      let bucket = this.buckets.get(key);
+      if (!bucket) this.buckets.set(key, (bucket = new Map()));
+      for (const [name, n] of Object.entries(counters)) bucket.set(name, (bucket.get(name) ?? 0) + n);
+    }
+    this.prune(Date.now());
+  }
+
+  async read(refs: BucketRef[]): Promise<Counters[]> {
+    return refs.map((r) => Object.fromEntries(this.buckets.get(`${r.res}:${r.start}`) ?? []));
+  }
+
+  /** Drops expired buckets, at most once a minute. */
+  private prune(now: number): void {
+    if (now - this.lastPrune < 60_000) return;
+    this.lastPrune = now;
+    for (const key of this.buckets.keys()) {
+      const [res, start] = key.split(':') as [Resolution, string];
+      if (Number(start) + BUCKET_MS[res] + RETENTION_MS[res] < now) this.buckets.delete(key);
+    }
+  }
+}
+
+export class RedisAggregateStore implements AggregateStore {
+  readonly backend = 'redis' as const;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  key(res: Resolution, start: number): string {
+    return `${this.prefix}analytics:${res}:${start}`;
+  }
+
+  async add(at: number, counters: Counters): Promise<void> {
+    const entries = Object.entries(counters).filter(([, n]) => n !== 0);
+    if (!entries.length) return;
+    // One MULTI: all three resolutions move together, so no reader sees a half-counted event.
+    const tx = this.redis.multi();
+    for (const res of RESOLUTIONS) {
+      const start = bucketStart(res, at);
+      const key = this.key(res, start);
+      for (const [name, n] of entries) tx.hincrby(key, name, n);
+      tx.pexpireat(key, start + BUCKET_MS[res] + RETENTION_MS[res]);
+    }
+    const results = await tx.exec();
+    const failed = results?.find(([err]) => err);
+    if (!results || failed) throw new Error(`analytics increment failed: ${failed?.[0]?.message ?? 'transaction aborted'}`);
+  }
+
+  async read(refs: BucketRef[]): Promise<Counters[]> {
+    if (!refs.length) return [];
+    const pipe = this.redis.pipeline();
+    for (const r of refs) pipe.hgetall(this.key(r.res, r.start));
+    const results = (await pipe.exec()) ?? [];
+    return results.map(([err, hash]) => {
+      if (err) throw err;
+      const out: Counters = {};
+      for (const [name, raw] of Object.entries(hash as Record<string, string>)) out[name] = Number(raw);
+      return out;
+    });
+  }
+}
