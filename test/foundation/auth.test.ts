@@ -19,7 +19,7 @@ function unsigned(claims: Record<string, unknown>): string {
   return `${enc({ alg: 'none', typ: 'JWT' })}.${enc(claims)}.`;
 }
 
-async function get(w: InProcessWarden, headers: Record<string, string>, path = '/v1/scans') {
+async function get(w: InProcessWarden, headers: Record<string, string>, path = '/v1/auth/whoami') {
   const res = await fetch(w.url + path, { headers });
   return { status: res.status, body: (await res.json()) as { error?: { type: string; message: string; code: string } }, headers: res.headers };
 }
@@ -32,7 +32,7 @@ describe('authentication', function () {
     });
     after(() => w.close());
 
-    it('accepts a valid bearer token (reaches the route, 501 until scans land or 200)', async function () {
+    it('accepts a valid bearer token (reaches the route)', async function () {
       const res = await get(w, { Authorization: `Bearer ${await hsToken(good())}` }, '/v1/keys');
       // analyst may not manage keys: authenticated (not 401) but forbidden
       expect(res.status).to.equal(403);
@@ -144,7 +144,7 @@ describe('authentication', function () {
       expect(JSON.stringify(list.body)).not.to.include(body.key);
       // a service key is authenticated, but may not manage keys
       expect((await get(w, { 'X-API-Key': body.key }, '/v1/keys')).status).to.equal(403);
-      expect((await get(w, { 'X-API-Key': body.key }, '/v1/scans')).status).to.equal(501);
+      expect((await get(w, { 'X-API-Key': body.key }, '/v1/auth/whoami')).status).to.equal(200);
     });
 
     it('rejects a revoked key with 401 and reports it revoked', async function () {
@@ -152,16 +152,16 @@ describe('authentication', function () {
       const del = await fetch(`${w.url}/v1/keys/${body.id}`, { method: 'DELETE', headers: { 'X-API-Key': w.adminKey } });
       expect(del.status).to.equal(200);
       expect(((await del.json()) as { revoked_at: string }).revoked_at).to.be.a('string');
-      const res = await get(w, { 'X-API-Key': body.key }, '/v1/scans');
+      const res = await get(w, { 'X-API-Key': body.key }, '/v1/auth/whoami');
       expect(res.status).to.equal(401);
       expect(res.body.error!.message).to.match(/revoked/);
     });
 
     it('rejects an expired key with 401', async function () {
       const { body } = await create({ name: 'soon', role: 'service', expires_at: new Date(Date.now() + 1200).toISOString() });
-      expect((await get(w, { 'X-API-Key': body.key }, '/v1/scans')).status).to.equal(501);
+      expect((await get(w, { 'X-API-Key': body.key }, '/v1/auth/whoami')).status).to.equal(200);
       await new Promise((r) => setTimeout(r, 1400));
-      const res = await get(w, { 'X-API-Key': body.key }, '/v1/scans');
+      const res = await get(w, { 'X-API-Key': body.key }, '/v1/auth/whoami');
       expect(res.status).to.equal(401);
       expect(res.body.error!.message).to.match(/expired/);
     });
@@ -212,8 +212,8 @@ describe('authentication', function () {
       expect(cookie).to.match(/^svc_access_token=/);
       expect(cookie.toLowerCase()).to.include('httponly').and.include('samesite=lax');
       const pair = cookie.split(';')[0]!;
-      expect((await get(w, { Cookie: pair })).status).to.equal(501);
-      expect((await get(w, { Authorization: `Bearer ${body.access_token}` })).status).to.equal(501);
+      expect((await get(w, { Cookie: pair })).status).to.equal(200);
+      expect((await get(w, { Authorization: `Bearer ${body.access_token}` })).status).to.equal(200);
       const out = await fetch(`${w.url}/v1/auth/logout`, { method: 'POST', headers: { Cookie: pair } });
       expect(out.status).to.equal(204);
       expect(out.headers.get('set-cookie')).to.match(/svc_access_token=;/);

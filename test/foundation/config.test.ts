@@ -135,7 +135,7 @@ describe('configuration', function () {
         await waitFor(async () => w.stderr.join('').includes('configuration reload failed'));
         expect(w.stderr.join('')).to.include('security.rate_limit = -1');
         expect(await settings()).to.equal(22);
-        const res = await fetch(`${w.url}/v1/scans`, { headers: { 'X-API-Key': 'svc_sighup_test_key_000000000000000' } });
+        const res = await fetch(`${w.url}/v1/auth/whoami`, { headers: { 'X-API-Key': 'svc_sighup_test_key_000000000000000' } });
         expect(res.headers.get('ratelimit-limit')).to.equal('22');
       } finally {
         expect(await w.stop()).to.equal(0);
