@@ -5,9 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
 import { SignJWT, exportJWK, importPKCS8 } from 'jose';
 import { stringify } from 'yaml';
+import { redisForSuite } from '../support/redis.js';
 import { runCli, spawnWarden, startWarden, type WardenProcess } from '../support/warden.js';
 
 describe('warden keys (CLI)', function () {
@@ -42,13 +42,12 @@ describe('warden keys (CLI)', function () {
   });
 
   it('works directly on the Redis store named by redis.url, and a running instance sees the key', async function () {
-    const prefix = `warden-test-cli-${process.pid}-${Date.now()}:`;
+    const suite = await redisForSuite('cli-keys');
+    const prefix = suite.prefix;
     const dir = mkdtempSync(join(tmpdir(), 'warden-cli-'));
     const config = join(dir, 'warden.yaml');
     writeFileSync(config, stringify({ redis: { url: 'redis://127.0.0.1:6379', key_prefix: prefix } }));
     const w = await startWarden({ redis: { url: 'redis://127.0.0.1:6379', key_prefix: prefix } });
-    const redis = new Redis({ lazyConnect: true });
-    await redis.connect();
     try {
       const created = await runCli(['keys', 'create', '--config', config, '--name', 'direct', '--role', 'analyst']);
       expect(created.code, created.stderr).to.equal(0);
@@ -58,9 +57,7 @@ describe('warden keys (CLI)', function () {
       expect((await fetch(`${w.url}/v1/auth/whoami`, { headers: { 'X-API-Key': key.key } })).status).to.equal(401);
     } finally {
       await w.close();
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length) await redis.del(...keys);
-      redis.disconnect();
+      await suite.cleanup();
     }
   });
 });

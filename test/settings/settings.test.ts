@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
 import type { EventEnvelope } from '../../src/events/types.js';
+import { REDIS_URL, redisForSuite } from '../support/redis.js';
 import { startWarden, type InProcessWarden } from '../support/warden.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -21,27 +21,23 @@ async function until(check: () => Promise<boolean>, ms = 3000): Promise<void> {
 
 describe('runtime settings', function () {
   this.timeout(30_000);
-  const prefix = `warden-test-settings-${process.pid}-${Date.now()}:`;
   let a: InProcessWarden;
   let b: InProcessWarden;
-  let redis: Redis;
+  let suite: Awaited<ReturnType<typeof redisForSuite>>;
   const BOOTSTRAP = 'svc_settings_shared_admin_key_000000000000';
   // An admin key with its own limit, so lowering the global limit never locks the test out.
   let KEY: string;
   before(async () => {
-    const cfg = { redis: { url: 'redis://127.0.0.1:6379', key_prefix: prefix }, auth: { bootstrap_key: BOOTSTRAP } };
+    suite = await redisForSuite('settings');
+    const cfg = { redis: { url: REDIS_URL, key_prefix: suite.prefix }, auth: { bootstrap_key: BOOTSTRAP } };
     a = await startWarden(cfg);
     b = await startWarden(cfg);
-    redis = new Redis({ lazyConnect: true });
-    await redis.connect();
     KEY = (await call(a, 'POST', '/v1/keys', { name: 'settings-admin', role: 'admin', rate_limit: 10000 }, BOOTSTRAP)).body.key as string;
   });
   after(async () => {
     await a.close();
     await b.close();
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
+    await suite.cleanup();
   });
 
   it('shows the effective settings and no overrides at first', async function () {

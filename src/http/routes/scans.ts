@@ -146,6 +146,10 @@ function ownerFilter(ctx: WardenContext): string | undefined {
 }
 
 export function registerScanRoutes(api: Api, services: Services, scans: { service: ScanService; store: ScanStore }): void {
+  const checkItemCount = (field: string, count: number) => {
+    const max = services.config().limits.batch_max_items;
+    if (count > max) throw tooLarge(`${field} has ${count} items; the limit is ${max} (limits.batch_max_items).`);
+  };
   api.component('Threat', threatSchema);
   const result = api.component('ScanResult', resultSchema);
   const record = api.component('ScanRecord', recordSchema);
@@ -201,8 +205,7 @@ export function registerScanRoutes(api: Api, services: Services, scans: { servic
     },
     async (ctx) => {
       const { inputs } = ctx.state.body as { inputs: unknown[] };
-      const max = services.config().limits.batch_max_items;
-      if (inputs.length > max) throw tooLarge(`inputs has ${inputs.length} items; the limit is ${max} (limits.batch_max_items).`);
+      checkItemCount('inputs', inputs.length);
       const entries = inputs.map((item, i) => {
         const id = item && typeof item === 'object' && typeof (item as { id?: unknown }).id === 'string' ? (item as { id: string }).id : String(i);
         try {
@@ -278,8 +281,7 @@ export function registerScanRoutes(api: Api, services: Services, scans: { servic
     },
     async (ctx) => {
       const body = ctx.state.body as { query?: string; documents: { id?: string; content: string; metadata?: Record<string, unknown> }[]; sanitize: boolean };
-      const max = services.config().limits.batch_max_items;
-      if (body.documents.length > max) throw tooLarge(`documents has ${body.documents.length} items; the limit is ${max} (limits.batch_max_items).`);
+      checkItemCount('documents', body.documents.length);
       const ids = body.documents.map((d, i) => d.id ?? String(i));
       const [query, ...docs] = await Promise.all([
         body.query !== undefined ? scans.service.scan({ text: body.query, target: 'prompt' }, who(ctx)) : Promise.resolve(null),
