@@ -13,8 +13,8 @@
  * their highest-scoring window (multiple-instance learning), since only part of an attacked
  * document carries the injection.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { hashFeatures, WindowScorer, F_ALL } from '../plugins/classifier/features.js';
 import { normalise } from '../src/scanning/normalise/index.js';
 
@@ -170,12 +170,38 @@ function report(scores: number[], prepared: Prepared[], threshold: number, thres
  */
 const isLong = (p: Prepared): boolean => p.windows.length > 1;
 function pickThreshold(scores: number[], prepared: Prepared[], targetFp: number, long: boolean): number {
-  const benign = prepared.map((p, i) => (p.row.label === 0 && isLong(p) === long ? scores[i]! : NaN)).filter((s) => !Number.isNaN(s)).sort((a, b) => b - a);
+  const benign = prepared.map((p, i) => (p.row.label === 0 && p.row.category !== 'extra-benign' && isLong(p) === long ? scores[i]! : NaN)).filter((s) => !Number.isNaN(s)).sort((a, b) => b - a);
   const allowed = Math.floor(benign.length * targetFp);
   return benign[allowed]! + 1e-6;
 }
 
 const rows = readFileSync(DATA, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row);
+// --extra-benign DIR: markdown files under DIR (sorted, 1500-char chunks, at most
+// --extra-max) as additional benign rows, e.g. dependency documentation: teaches the model that
+// ordinary technical prose is benign. They train the model but never set its thresholds.
+const EXTRA = opt('--extra-benign', '');
+if (EXTRA) {
+  const files: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.md')) files.push(p);
+    }
+  };
+  walk(EXTRA);
+  const max = Number(opt('--extra-max', '600'));
+  // Round-robin over files (first chunk of every file, then the second...) for variety.
+  const texts = files.map((f) => readFileSync(f, 'utf8'));
+  let added = 0;
+  for (let i = 0; added < max && texts.some((t) => t.length > i); i += 1500) {
+    for (const t of texts) {
+      if (added >= max) break;
+      if (t.length > i) { rows.push({ text: t.slice(i, i + 1500), label: 0, category: 'extra-benign', source: 'extra' }); added++; }
+    }
+  }
+  console.error(`added ${added} extra benign chunks from ${files.length} files`);
+}
 const t0 = Date.now();
 const prepared = rows.map(prepare);
 console.log(`prepared ${rows.length} rows, ${prepared.reduce((s, p) => s + p.windows.length, 0)} windows in ${Date.now() - t0} ms`);
@@ -203,7 +229,7 @@ if (args.includes('--cv')) {
   threshold = pickThreshold(scores, prepared, TARGET_FP, false);
   thresholdLong = pickThreshold(scores, prepared, TARGET_FP_LONG, true);
   const dump = opt('--dump-cv', '');
-  if (dump) writeFileSync(dump, JSON.stringify(scores));
+  if (dump) writeFileSync(dump, JSON.stringify(scores.slice(0, rows.filter((r) => r.category !== 'extra-benign').length)));
   cv = { method: opt('--cv-mode', 'family') === 'rows' ? '5-fold-by-row' : 'leave-one-dataset-family-out', target_fp: TARGET_FP, threshold_logit: threshold, threshold_logit_long: thresholdLong, at_threshold: report(scores, prepared, threshold, thresholdLong), at_logit_0: report(scores, prepared, 0) };
   console.log(JSON.stringify(cv, null, 1));
 }
