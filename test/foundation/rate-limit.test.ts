@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { SignJWT } from 'jose';
 import { MemoryRateLimitStore } from '../../src/ratelimit/memory.js';
+import { REDIS_URL, redisForSuite } from '../support/redis.js';
 import { HS_SECRET, spawnWarden, startWarden, type WardenProcess, type InProcessWarden } from '../support/warden.js';
 
 const BOOTSTRAP = 'svc_ratelimit_test_bootstrap_key_0123456789';
@@ -130,22 +131,18 @@ describe('rate limiting', function () {
   });
 
   describe('Redis backend shared by three processes', function () {
-    const prefix = `warden-test-${process.pid}-${Date.now()}:`;
     let instances: WardenProcess[] = [];
-    let redis: Redis;
+    let suite: Awaited<ReturnType<typeof redisForSuite>>;
 
     before(async () => {
-      redis = new Redis({ host: '127.0.0.1', port: 6379, lazyConnect: true });
-      await redis.connect();
-      const cfg = { redis: { url: 'redis://127.0.0.1:6379', key_prefix: prefix }, auth: { jwt: { secret: SHARED_SECRET } } };
+      suite = await redisForSuite('rate-limit');
+      const cfg = { redis: { url: REDIS_URL, key_prefix: suite.prefix }, auth: { jwt: { secret: SHARED_SECRET } } };
       instances = await Promise.all([0, 1, 2].map(() => spawnWarden(cfg, { WARDEN_BOOTSTRAP_KEY: BOOTSTRAP })));
     });
 
     after(async () => {
       await Promise.all(instances.map((i) => i.stop()));
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length) await redis.del(...keys);
-      redis.disconnect();
+      await suite.cleanup();
     });
 
     it('admits exactly 60 of 200 concurrent requests from one key across the three', async function () {
@@ -157,9 +154,9 @@ describe('rate limiting', function () {
       const perInstance = [0, 1, 2].map((n) => responses.filter((_, i) => i % 3 === n && responses[i]!.status !== 429).length);
       expect(perInstance.reduce((a, b) => a + b)).to.equal(60);
       // and Redis holds exactly the 60 admissions
-      const rlKeys = await redis.keys(`${prefix}rl:*`);
+      const rlKeys = await suite.redis.keys(`${suite.prefix}rl:*`);
       expect(rlKeys).to.have.length(1);
-      expect(await redis.zcard(rlKeys[0]!)).to.equal(60);
+      expect(await suite.redis.zcard(rlKeys[0]!)).to.equal(60);
     });
 
     it('shares API keys: a key created on one instance works on, and is revoked for, all', async function () {
