@@ -9,11 +9,12 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { normalise } from './normalise/index.js';
+import { emptySignals, normalise } from './normalise/index.js';
+import { identityView } from './normalise/mapped.js';
 import { CompiledRules } from './rules/compile.js';
 import type { RuleSet } from './rules/load.js';
 import { ATTACK_TYPES, SEVERITIES, TARGETS } from './types.js';
-import type { AttackType, DetectorPlugin, Finding, Severity, Span, Target } from './types.js';
+import type { AttackType, DetectorPlugin, Finding, NormalisedInput, Severity, Span, Target } from './types.js';
 
 /** dist/plugins, next to dist/src. */
 export const BUILTIN_PLUGIN_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
@@ -143,7 +144,15 @@ export class Engine {
     const findings: Finding[] = [];
     if (progress) Atomics.store(progress, 1, -1);
     let t0 = performance.now();
-    const input = normalise(text, target, { triage: (t) => this.rules.triage(t, target) });
+    let input: NormalisedInput;
+    try {
+      input = normalise(text, target, { triage: (t) => this.rules.triage(t, target) });
+    } catch (err) {
+      // Never expected; if it happens the detectors still see the original text, and the
+      // failure is reported (fail mode applies) instead of killing the worker.
+      failures.push({ kind: 'detector_error', detector: 'normalise', message: (err as Error)?.message ?? String(err) });
+      input = { original: text, target, views: [identityView('original', text)], signals: emptySignals() };
+    }
     let t1 = performance.now();
     timings.normalise = t1 - t0;
     for (let i = 0; i < this.loaded.length; i++) {

@@ -70,8 +70,11 @@ function appendDecoded(out: MappedTextBuilder, bytes: Uint8Array, byteStart: Int
 
 const BASE64_RUN = /[A-Za-z0-9+/_-]{16,}={0,2}/g;
 const HEX_ONLY = /^[0-9a-fA-F]+$/;
-/** Base64 of text mixes digits or upper case into lower case; long words and paths do not. */
-const MIXED = /[0-9A-Z+/].*[a-z]|[a-z].*[0-9A-Z+/]/;
+/** Base64 of text mixes digits or upper case with lower case; long words and paths do not.
+ * Two single-class tests, each linear (one regex with `.*` between them was quadratic on a
+ * long single-case run). */
+const MIXED_A = /[0-9A-Z+/]/;
+const MIXED_B = /[a-z]/;
 
 export function decodeBase64(text: string, budget: { chars: number }): DecodeResult | null {
   const out = new MappedTextBuilder(0);
@@ -81,7 +84,7 @@ export function decodeBase64(text: string, budget: { chars: number }): DecodeRes
   for (let m = BASE64_RUN.exec(text); m !== null && seen < MAX_CANDIDATES; m = BASE64_RUN.exec(text)) {
     seen++;
     const token = m[0].replace(/=+$/, '');
-    if (HEX_ONLY.test(token) || !MIXED.test(token)) continue; // hex has its own decoder; plain words are not base64
+    if (HEX_ONLY.test(token) || !(MIXED_A.test(token) && MIXED_B.test(token))) continue; // hex has its own decoder; plain words are not base64
     let usable = token.length - (token.length % 4 === 1 ? 1 : 0);
     const bytes = Buffer.from(token.slice(0, usable), 'base64');
     if (bytes.length === 0) continue;
@@ -130,16 +133,33 @@ export function decodeHex(text: string, budget: { chars: number }): DecodeResult
   return payloads > 0 ? { builder: out, payloads } : null;
 }
 
-const URL_RUN = /(?:%[0-9a-fA-F]{2}|[A-Za-z0-9._~!$&'()*+,;=:@/?#[\]-])*%[0-9a-fA-F]{2}(?:%[0-9a-fA-F]{2}|[A-Za-z0-9._~!$&'()*+,;=:@/?#[\]-])*/g;
+const PERCENT = /%[0-9a-fA-F]{2}/g;
+const URL_CHAR = /[A-Za-z0-9._~!$&'()*+,;=:@/?#[\]%-]/;
+
+/** The URL-ish token around each %HH: grown by hand from the escape, so the cost stays linear
+ * (a regex with a leading `(...)*` re-scanned long runs from every position). */
+function* urlTokens(text: string): Generator<{ index: number; token: string }> {
+  let consumed = 0;
+  PERCENT.lastIndex = 0;
+  for (let m = PERCENT.exec(text); m !== null; m = PERCENT.exec(text)) {
+    if (m.index < consumed) continue;
+    let start = m.index;
+    while (start > consumed && URL_CHAR.test(text[start - 1]!)) start--;
+    let end = m.index + 3;
+    while (end < text.length && URL_CHAR.test(text[end]!)) end++;
+    consumed = end;
+    PERCENT.lastIndex = end;
+    yield { index: start, token: text.slice(start, end) };
+  }
+}
 
 export function decodeUrl(text: string, budget: { chars: number }): DecodeResult | null {
   const out = new MappedTextBuilder(0);
   let payloads = 0;
   let seen = 0;
-  URL_RUN.lastIndex = 0;
-  for (let m = URL_RUN.exec(text); m !== null && seen < MAX_CANDIDATES; m = URL_RUN.exec(text)) {
-    seen++;
-    const token = m[0];
+  for (const m of urlTokens(text)) {
+    if (++seen > MAX_CANDIDATES) break;
+    const token = m.token;
     const bytes: number[] = [];
     const starts: number[] = [];
     const ends: number[] = [];
