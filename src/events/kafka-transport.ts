@@ -81,7 +81,12 @@ export class KafkaTransport implements EventTransport {
   private backoffMs = BACKOFF_MIN_MS;
 
   private producerConnected = false;
-  private consumerRunning = false;
+  /**
+   * Who is responsible for the consumer now. `down`: nobody, we start it (at start, after a failed
+   * start, after a crash kafkajs will not restart). `kafkajs`: kafkajs restarts it itself after a
+   * retriable crash; starting it from here too would run two group members in one client.
+   */
+  private consumerState: 'down' | 'starting' | 'kafkajs' | 'up' = 'down';
   private adminConnected = false;
   /** Last verdict on reaching the brokers: a send or a probe. */
   private reachable = false;
@@ -137,11 +142,12 @@ export class KafkaTransport implements EventTransport {
     this.producer.on(this.producer.events.DISCONNECT, () => { this.producerConnected = false; });
     this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => this.onGroupJoin(e.payload.memberAssignment));
     this.consumer.on(this.consumer.events.CRASH, (e) => {
-      this.consumerRunning = false;
       this.log.warn({ err: e.payload.error?.message, restart: e.payload.restart }, 'kafka consumer crashed');
+      // kafkajs has already disconnected the consumer; it restarts it only after retriable errors.
+      this.consumerState = e.payload.restart ? 'kafkajs' : 'down';
       if (!e.payload.restart && !this.stopping) this.scheduleConsumerStart();
     });
-    this.consumer.on(this.consumer.events.FETCH, () => { this.consumerRunning = true; });
+    this.consumer.on(this.consumer.events.FETCH, () => { this.consumerState = 'up'; });
   }
 
   topic(type: EventType): string {
@@ -201,7 +207,7 @@ export class KafkaTransport implements EventTransport {
     if (unsent) this.log.warn({ unsent }, 'stopping with events that never reached kafka');
     await this.consumerStarting?.catch(() => undefined);
     await Promise.allSettled([this.consumer.disconnect(), this.producer.disconnect(), this.admin.disconnect()]);
-    this.consumerRunning = false;
+    this.consumerState = 'down';
     this.producerConnected = false;
     this.reachable = false;
   }
@@ -314,7 +320,7 @@ export class KafkaTransport implements EventTransport {
         this.backoffMs = BACKOFF_MIN_MS;
         void this.flush();
       }
-      if (!this.consumerRunning && !this.consumerStarting && !this.consumerRetryTimer) this.scheduleConsumerStart(0);
+      if (this.consumerState === 'down' && !this.consumerStarting && !this.consumerRetryTimer) this.scheduleConsumerStart(0);
     } catch (err) {
       this.adminConnected = false;
       await this.admin.disconnect().catch(() => undefined);
@@ -323,15 +329,19 @@ export class KafkaTransport implements EventTransport {
   }
 
   private startConsumer(): Promise<void> {
-    if (!this.consumerStarting) {
+    if (!this.consumerStarting && this.consumerState === 'down' && !this.stopping) {
+      this.consumerState = 'starting';
       this.consumerStarting = this.runConsumer()
-        .catch((err) => {
+        .catch(async (err) => {
           this.log.warn({ err: (err as Error).message }, 'kafka consumer could not start; retrying');
+          // A half-started consumer (connected, or subscribed) must be reset before the next run().
+          await this.consumer.disconnect().catch(() => undefined);
+          this.consumerState = 'down';
           this.scheduleConsumerStart();
         })
         .finally(() => { this.consumerStarting = null; });
     }
-    return this.consumerStarting;
+    return this.consumerStarting ?? Promise.resolve();
   }
 
   private scheduleConsumerStart(delayMs = 2_000): void {
@@ -344,7 +354,6 @@ export class KafkaTransport implements EventTransport {
   }
 
   private async runConsumer(): Promise<void> {
-    if (this.consumerRunning) return;
     const topics = EVENT_TYPES.map((t) => this.topic(t));
     if (!this.joinedOnce && !this.startOffsets) this.startOffsets = await this.latestOffsets(topics);
     await this.consumer.connect();
@@ -359,7 +368,9 @@ export class KafkaTransport implements EventTransport {
         if (Number.isFinite(lag)) this.opts.onLag?.(batch.topic, batch.partition, lag);
       },
     });
-    this.consumerRunning = true;
+    // run() also returns when the first join failed (kafkajs reports that as a crash and the
+    // CRASH handler has set the state); otherwise the consumer is up.
+    if (this.consumerState === 'starting') this.consumerState = 'up';
   }
 
   private async latestOffsets(topics: string[]): Promise<Map<string, Map<number, string>> | null> {
@@ -381,7 +392,7 @@ export class KafkaTransport implements EventTransport {
   }
 
   private onGroupJoin(assignment: Record<string, number[]>): void {
-    this.consumerRunning = true;
+    this.consumerState = 'up';
     this.markReachable(true);
     if (this.joinedOnce) return;
     this.joinedOnce = true;

@@ -92,6 +92,13 @@ describe('events: three Warden processes over the mock Kafka cluster', function 
     });
   }
 
+  /** What each client got and what the instances logged about Kafka, for a failure message. */
+  function diagnose(): string {
+    const counts = clients.map((c, i) => `${INSTANCES[i]}: ${INSTANCES.map((id) => `${id}=${reloads(c).filter((m) => m.data!.instance_id === id).length}`).join(' ')}`);
+    const logs = wardens.map((w, i) => `--- ${INSTANCES[i]}\n${w.stderr.join('').split('\n').filter((l) => /kafka/i.test(l)).slice(-15).map((l) => l.slice(0, 300)).join('\n')}`);
+    return [...counts, ...logs].join('\n');
+  }
+
   /** Sends `rounds` SIGHUPs to every instance, interleaved; returns how many each raised. */
   async function raise(rounds: number): Promise<void> {
     for (let r = 0; r < rounds; r++) {
@@ -169,7 +176,8 @@ describe('events: three Warden processes over the mock Kafka cluster', function 
     expect(status.events.buffered).to.be.greaterThan(0);
 
     mock = await startKafkaMock({ topics: TOPICS, port });
-    await until(() => clients.every((c) => reloads(c).length >= 24), 60_000, '24 reload events on every client after the restart');
+    await until(() => clients.every((c) => reloads(c).length >= 24), 60_000, '24 reload events on every client after the restart')
+      .catch((err: Error) => { throw new Error(`${err.message}\n${diagnose()}`); });
     await sleep(500);
     expectExactlyOnceInOrder(24);
     await until(async () => {
