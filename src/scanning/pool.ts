@@ -119,6 +119,8 @@ interface Pending {
   item: ScanTaskItem;
   submittedAt: number;
   attempts: number;
+  /** Already retried once after its worker crashed while scanning it. */
+  crashRetried?: boolean;
   resolve(o: ScanOutcome): void;
 }
 
@@ -404,10 +406,18 @@ export class ScanPool {
     this.metrics.failure(detector, kind);
     // The culprit item gets the fail-mode outcome. Items of the same chunk whose results died
     // with the worker are scanned again (bounded), so one bad input does not fail its neighbours.
+    // A crash culprit gets one more try first: a worker can also die from an error an EARLIER
+    // task left behind (a timer, a stray promise), and then this item is innocent. A hang is
+    // not retried (it would cost another full time-out).
     const culprit = at >= 0 ? at : -1;
     const retry: Pending[] = [];
     chunk.forEach((p, i) => {
-      if (i === culprit || culprit < 0 && chunk.length === 1) {
+      if (i === culprit || (culprit < 0 && chunk.length === 1)) {
+        if (!timedOut && !p.crashRetried) {
+          p.crashRetried = true;
+          retry.push(p);
+          return;
+        }
         p.resolve(this.failedOutcome(p, { kind, detector, message: reason }));
         return;
       }
