@@ -22,11 +22,6 @@ export interface SpendRecordInput {
   at?: Date;
 }
 
-/**
- * Turns each response's usage into money, adds it to the per-provider/model/key counters
- * for the day and the month, and raises one cost_threshold_alert per threshold crossing per
- * period: the store decides atomically who crossed first, so two instances never both alert.
- */
 /** One completion's usage, as priced, for listeners such as the analytics aggregates. */
 export interface UsageRecorded {
   provider: string;
@@ -38,6 +33,11 @@ export interface UsageRecorded {
   at: Date;
 }
 
+/**
+ * Turns each response's usage into money, adds it to the per-provider/model/key counters
+ * for the day and the month, and raises one cost_threshold_alert per threshold crossing per
+ * period: the store decides atomically who crossed first, so two instances never both alert.
+ */
 export class SpendTracker {
   private readonly usageListeners: ((u: UsageRecorded) => void)[] = [];
 
