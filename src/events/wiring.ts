@@ -136,8 +136,9 @@ export function wireEvents(opts: { api: Api; services: Services; lifecycle: Even
   lifecycle.onReady((server) => {
     stream.attach(server);
     const drained = new Promise<void>((resolve) => server.once('close', () => resolve()));
-    // Registered now, after every subsystem registered its own, so this hook runs last: events
-    // raised while the others shut down, and by requests still in flight, still go out.
+    // Registered at ready, after every subsystem: shutdown runs hooks last-registered-first, so
+    // this one runs first. It waits for in-flight requests (whose threats still go out) and
+    // flushes the bus while the scan pool and the proxy those requests use are still open.
     lifecycle.onShutdown(async () => {
       clearInterval(watcher);
       bus.emit('system_status', { status: 'shutting_down', version, detail: 'graceful shutdown' });
