@@ -123,8 +123,9 @@ const ADMIN_ONLY = new Set(['keys', 'settings']);
 
 async function route() {
   if (!state.me) return;
-  const [name = 'overview', arg] = location.hash.replace(/^#\/?/, '').split('/');
-  const view = VIEWS[name] ? name : 'overview';
+  // #/name/arg?query: the query (scan filters) is read by the view itself.
+  const [name = 'overview', arg] = location.hash.replace(/^#\/?/, '').split('?')[0].split('/');
+  const view = name === 'scans' && arg ? 'scan' : VIEWS[name] ? name : 'overview';
   for (const a of document.querySelectorAll('#nav a')) {
     const current = a.dataset.view === view || (view === 'scan' && a.dataset.view === 'scans');
     if (current) a.setAttribute('aria-current', 'page');

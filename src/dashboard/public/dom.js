@@ -54,7 +54,7 @@ export function fmtMoney(n) {
  */
 export function highlight(input, threats) {
   const spans = threats
-    .filter((t) => t.message_index === undefined)
+    .filter((t) => t.message_index === undefined || t.message_index === null)
     .flatMap((t) => t.spans.map((s) => ({ start: Math.max(0, s.start), end: Math.min(input.length, s.end), label: `${t.attack_type} (${t.rule_id || t.detector})` })))
     .filter((s) => s.end > s.start)
     .sort((a, b) => a.start - b.start);
