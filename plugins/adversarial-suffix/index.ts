@@ -14,9 +14,11 @@
  */
 import type { DetectorPlugin, Finding, NormalisedInput } from '../../src/scanning/types.js';
 
-const ODD = new Set('{}[]()<>\\$^|~@#=*%+;'.split('').map((c) => c.charCodeAt(0)));
+// '*' and '_' are left out: markdown emphasis and snake_case are everyday prose.
+const ODD = new Set('{}[]()<>\\$^|~@#=%+;'.split('').map((c) => c.charCodeAt(0)));
 const TAIL = 120;
-const MIN_HEAD = 30;
+const MIN_HEAD = 24;
+const MIN_LINE = 70;
 
 export interface SuffixScore { score: number; start: number; end: number }
 
@@ -37,32 +39,79 @@ function isEncodedToken(text: string, start: number, end: number): boolean {
   return n >= 16;
 }
 
+/** Index of the backtick closing the one at `open`, if it comes within 60 characters on the line; else -1. */
+function closingBacktick(text: string, open: number, end: number): number {
+  for (let j = open + 1; j < end && j <= open + 60; j++) {
+    const u = text.charCodeAt(j);
+    if (u === 96) return j;
+    if (u === 10) return -1;
+  }
+  return -1;
+}
+
+/** A token holding "://" or starting with "www." (a link, possibly inside markdown brackets). */
+function isUrlToken(text: string, start: number, end: number): boolean {
+  let i = start;
+  while (i < end && text.charCodeAt(i) > 32) {
+    if (text.charCodeAt(i) === 58 && text.charCodeAt(i + 1) === 47 && text.charCodeAt(i + 2) === 47) return true;
+    i++;
+  }
+  return text.startsWith('www.', start);
+}
+
+/** Markdown links `[text](target)` in the tail: prose with links, not a suffix. */
+function hasMarkdownLink(text: string, start: number, end: number): boolean {
+  for (let i = text.indexOf('](', start); i >= 0 && i < end; i = text.indexOf('](', i + 2)) {
+    let j = i + 2;
+    let pathLike = false;
+    while (j < end && j < i + 300 && text.charCodeAt(j) > 32 && text.charCodeAt(j) !== 41) {
+      const u = text.charCodeAt(j);
+      if (u === 47 || u === 46 || u === 35) pathLike = true;
+      j++;
+    }
+    if (pathLike && text.charCodeAt(j) === 41) return true;
+  }
+  return false;
+}
+
 export function suffixScore(text: string): SuffixScore {
   let end = text.length;
   while (end > 0 && text.charCodeAt(end - 1) <= 32) end--;
   const lineStart = text.lastIndexOf('\n', end - 1) + 1;
   const len = end - lineStart;
   const none = { score: 0, start: end, end };
-  if (len < TAIL - 40 + MIN_HEAD) return none;
+  if (len < MIN_LINE) return none;
   const tailStart = Math.max(lineStart + MIN_HEAD, end - TAIL);
   let oddHead = 0;
-  let headInCode = false;
+  // A code span opened in the head may close inside the tail: the tail then starts after it.
+  let scanFrom = tailStart;
   for (let i = lineStart; i < tailStart; i++) {
     const u = text.charCodeAt(i);
-    if (u === 96) headInCode = !headInCode;
-    else if (!headInCode && ODD.has(u)) oddHead++;
+    if (u === 96) {
+      const close = closingBacktick(text, i, end);
+      if (close > 0) { i = close; if (close >= tailStart) scanFrom = close + 1; continue; }
+    }
+    if (ODD.has(u)) oddHead++;
   }
   if (oddHead > 0.01 * (tailStart - lineStart)) return none;
+  if (hasMarkdownLink(text, tailStart, end)) return none;
   let odd = 0, letters = 0, glued = 0, midCaps = 0;
   let prevEndsSentence = true;
   let wordStart = true;
   // Inline `code` and #hashtags legitimately hold CamelCase and symbols: not counted.
-  let inCode = headInCode;
+
   let inHashtag = false;
-  for (let i = tailStart; i < end; i++) {
+  for (let i = scanFrom; i < end; i++) {
     const u = text.charCodeAt(i);
     if (isLetter(u)) letters++;
-    if (u === 96) { inCode = !inCode; continue; }
+    // `inline code` (a closing backtick within 60 characters on the line) is skipped whole;
+    // a lone backtick is one more odd symbol.
+    if (u === 96) {
+      const close = closingBacktick(text, i, end);
+      if (close > 0) { i = close; wordStart = false; continue; }
+      odd++;
+      continue;
+    }
     if (u === 35 && wordStart) inHashtag = true;
     if (u === 32) {
       const p = text.charCodeAt(i - 1);
@@ -71,13 +120,13 @@ export function suffixScore(text: string): SuffixScore {
       inHashtag = false;
       continue;
     }
-    // An encoded blob (base64, hex, a key) is not word salad: skip the whole token.
-    if (wordStart && isEncodedToken(text, i, end)) {
+    // An encoded blob (base64, hex, a key) or a URL is not word salad: skip the whole token.
+    if (wordStart && (isEncodedToken(text, i, end) || isUrlToken(text, i, end))) {
       while (i + 1 < end && text.charCodeAt(i + 1) > 32) i++;
       wordStart = false;
       continue;
     }
-    if (inCode || inHashtag) { wordStart = false; continue; }
+    if (inHashtag) { wordStart = false; continue; }
     if (ODD.has(u)) odd++;
     // "xxY": two lower-case letters then a capital inside one token.
     if (isUpper(u) && i >= 2 && isLower(text.charCodeAt(i - 1)) && isLower(text.charCodeAt(i - 2))) glued++;
