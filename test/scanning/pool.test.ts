@@ -116,8 +116,10 @@ describe('scanning/pool', function () {
     expect(o.failures).to.have.length(1);
     expect(o.failures[0]).to.include({ kind: 'timeout', detector: 'hanging' });
     expect(o.failures[0]!.message).to.contain(`exceeded ${TIMEOUT_MS} ms in detector hanging`);
-    expect(took).to.be.at.least(TIMEOUT_MS - 20).and.below(TIMEOUT_MS * 4);
-    expect(maxLag).to.be.below(150);
+    // The fixture spins for 60 s: finishing within 10 s means the watchdog killed it, and a main
+    // thread that kept ticking (no 60 s stall) means the detector never ran on the event loop.
+    expect(took).to.be.at.least(TIMEOUT_MS - 20).and.below(10_000);
+    expect(maxLag).to.be.below(5_000);
     expect(applyPolicy(o).verdict).to.equal('block');
     expect(applyPolicy(o, { mode: 'enforce', block_severity: 'high', fail_mode: 'open' }).verdict).to.equal('allow');
     expect(await failureCount(registry, 'hanging', 'timeout')).to.equal(before + 1);
