@@ -1,28 +1,31 @@
 /**
- * Runs every rule's own tests (tests.match / tests.no_match) in rules/*.yaml through the
- * content harness, so a rule author's mistake fails CI even before the engine's
- * `warden rules test` runs.
+ * The detection content in rules/*.yaml, checked through the engine's production path: the
+ * files load (schema, RE2, unique ids), every rule carries tests on BOTH sides (attacks and
+ * near-miss benign text), and every one of those tests passes after normalisation.
  */
 import { expect } from 'chai';
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HarnessMatcher, loadRules } from '../scripts/detectors/content-harness.js';
+import { loadRuleSet, formatIssue } from '../src/scanning/rules/load.js';
+import { runRuleTests } from '../src/scanning/rules/tests.js';
 
 const rulesDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../rules');
 
 describe('rules/*.yaml content', () => {
-  const rules = loadRules(rulesDir);
-  it('has unique ids, references and tests on both sides for every rule', () => {
-    const seen = new Set<string>();
-    for (const r of rules) {
-      expect(seen.has(r.raw.id), `duplicate ${r.raw.id}`).to.equal(false);
-      seen.add(r.raw.id);
-      expect(r.raw.tests?.match?.length ?? 0, `${r.raw.id} match tests`).to.be.greaterThan(0);
-      expect(r.raw.tests?.no_match?.length ?? 0, `${r.raw.id} no_match tests`).to.be.greaterThan(0);
+  const ruleSet = loadRuleSet(rulesDir);
+
+  it('has references and tests on both sides for every rule', () => {
+    for (const r of ruleSet.rules) {
+      expect(r.tests?.match?.length ?? 0, `${r.id} match tests`).to.be.greaterThan(0);
+      expect(r.tests?.no_match?.length ?? 0, `${r.id} no_match tests`).to.be.greaterThan(0);
+      expect(r.references?.length ?? 0, `${r.id} references`).to.be.greaterThan(0);
     }
-    expect(rules.length).to.be.greaterThan(20);
+    expect(ruleSet.rules.length).to.be.greaterThan(25);
   });
-  it('passes every rule test', () => {
-    expect(new HarnessMatcher(rules).selfTest()).to.deep.equal([]);
+
+  it('passes every rule test through the normaliser and the compiled matcher', () => {
+    const report = runRuleTests(ruleSet);
+    expect(report.failures.map(formatIssue)).to.deep.equal([]);
+    expect(report.cases).to.be.greaterThan(200);
   });
 });
