@@ -102,11 +102,13 @@ export function scanCharacters(text: string): CharScan {
   let run = 0;
   let prevLetter = false;
   let wordStart = -1;
-  let wordLatin = false;
+  let wordLatin = 0;
   let wordOther = false;
+  // A disguised word has real Latin letters around the look-alike ("plеаse"); a unit like
+  // "μs" or "kΩ" does not count.
   const endWord = (end: number): void => {
-    if (wordStart >= 0 && wordLatin && wordOther) out.mixedScriptWords.push({ start: wordStart, end });
-    wordStart = -1; wordLatin = false; wordOther = false;
+    if (wordStart >= 0 && wordLatin >= 2 && wordOther && end - wordStart >= 4) out.mixedScriptWords.push({ start: wordStart, end });
+    wordStart = -1; wordLatin = 0; wordOther = false;
   };
   for (let i = 0; i < text.length; ) {
     const c0 = text.charCodeAt(i);
@@ -116,7 +118,7 @@ export function scanCharacters(text: string): CharScan {
       inFlag = false;
       run = 0;
       const latin = (c0 >= 65 && c0 <= 90) || (c0 >= 97 && c0 <= 122);
-      if (latin) { if (wordStart < 0) wordStart = i; wordLatin = true; } else endWord(i);
+      if (latin) { if (wordStart < 0) wordStart = i; wordLatin++; } else endWord(i);
       prevLetter = latin;
       i++;
       continue;
@@ -148,7 +150,8 @@ export function scanCharacters(text: string): CharScan {
     const other = isConfusableScript(cp);
     if (latin || other) {
       if (wordStart < 0) wordStart = i;
-      wordLatin ||= latin; wordOther ||= other;
+      if (latin) wordLatin++;
+      wordOther ||= other;
     } else if (!skipped) endWord(i);
     if (!skipped) prevLetter = latin;
     i += width;
