@@ -54,7 +54,7 @@ export function renderHtml(d: ReportData): string {
   }
   if (d.top_attack_types) sections.push(`<section><h2>Attack types</h2>${horizontalBars('Threats by attack type', d.top_attack_types.data.map((r) => ({ label: r.value, value: r.count })))}</section>`);
   if (d.top_callers) sections.push(`<section><h2>Top callers</h2>${horizontalBars('Callers behind the most threats', d.top_callers.data.map((r) => ({ label: r.value, value: r.count })))}</section>`);
-  sections.push(`<section><h2>Spend by provider</h2>${horizontalBars('Spend by provider (USD)', d.usage_by_provider.data.map((r) => ({ label: String(r.provider), value: r.cost_usd })), money)}${usageTable(d.usage_by_provider, 'Provider')}</section>`);
+  sections.push(`<section><h2>Spend by provider</h2>${horizontalBars('Spend by provider (USD)', d.usage_by_provider.data.map((r) => ({ label: String(r.provider), value: r.cost_usd })), money)}${d.usage_by_provider.data.length ? usageTable(d.usage_by_provider, 'Provider') : ''}</section>`);
   if (d.usage_by_model) sections.push(`<section><h2>Usage by model</h2>${usageTable(d.usage_by_model, 'Model')}</section>`);
   if (d.usage_by_key) sections.push(`<section><h2>Usage by key</h2>${usageTable(d.usage_by_key, 'Key')}</section>`);
   return `<!DOCTYPE html>

@@ -19,7 +19,9 @@ export function stackedColumns(title: string, points: StackPoint[], groups: stri
   const width = 720;
   const height = 240;
   const pad = { l: 40, r: 10, t: 10, b: 40 };
-  const max = Math.max(1, ...points.map((p) => groups.reduce((s, g) => s + (p.counts[g] ?? 0), 0)));
+  const peak = Math.max(...points.map((p) => groups.reduce((s, g) => s + (p.counts[g] ?? 0), 0)), 0);
+  // An even top so the middle grid line falls on a whole number.
+  const max = Math.max(2, peak + (peak % 2));
   const plotW = width - pad.l - pad.r;
   const plotH = height - pad.t - pad.b;
   const step = points.length ? plotW / points.length : plotW;
@@ -60,7 +62,7 @@ export function horizontalBars(title: string, items: { label: string; value: num
   const bars = items
     .map((item, i) => {
       const y = 4 + i * row;
-      const w = Math.max(1, (item.value / max) * (width - labelW - valueW - 10));
+      const w = item.value > 0 ? Math.max(1, (item.value / max) * (width - labelW - valueW - 10)) : 0;
       const label = item.label.length > 34 ? item.label.slice(0, 33) + '…' : item.label;
       return `<text x="${labelW - 6}" y="${y + 16}" text-anchor="end" font-size="12" fill="#111827">${esc(label)}<title>${esc(item.label)}</title></text><rect x="${labelW}" y="${y + 3}" width="${w.toFixed(1)}" height="${row - 8}" fill="${PALETTE[i % PALETTE.length]}"/><text x="${(labelW + w + 6).toFixed(1)}" y="${y + 16}" font-size="12" fill="#374151">${esc(format(item.value))}</text>`;
     })

@@ -24,13 +24,20 @@ function empty() {
 }
 
 /** Stacked columns: points [{label, counts: {group: n}}], one colour per group, with a legend. */
+/** Drawing width: the chart scales to its box, so on a narrow screen draw narrower to keep text legible. */
+function drawWidth(max) {
+  return Math.round(Math.min(max, Math.max(320, window.innerWidth - 60)));
+}
+
 export function stackedColumns(title, points, groups) {
   const wrap = document.createElement('figure');
-  const width = 720;
+  const width = drawWidth(720);
   const height = 220;
   const pad = { l: 36, r: 8, t: 8, b: 28 };
   const sums = points.map((p) => groups.reduce((s, g) => s + (p.counts[g] ?? 0), 0));
-  const max = Math.max(1, ...sums);
+  const peak = Math.max(0, ...sums);
+  // An even top so the middle grid line falls on a whole number.
+  const max = Math.max(2, peak + (peak % 2));
   const svg = frame(title, width, height);
   const plotW = width - pad.l - pad.r;
   const plotH = height - pad.t - pad.b;
@@ -41,7 +48,7 @@ export function stackedColumns(title, points, groups) {
   }
   const step = points.length ? plotW / points.length : plotW;
   const barW = Math.max(1, step * 0.8);
-  const labelEvery = Math.max(1, Math.ceil(points.length / 8));
+  const labelEvery = Math.max(1, Math.ceil(points.length / Math.max(3, Math.floor(width / 90))));
   points.forEach((p, i) => {
     const x = pad.l + i * step + (step - barW) / 2;
     let y = pad.t + plotH;
@@ -74,16 +81,17 @@ export function stackedColumns(title, points, groups) {
 /** Horizontal bars: items [{label, value}], labels left, values right. */
 export function horizontalBars(title, items, format = String) {
   if (!items.length) return empty();
-  const width = 600;
+  const width = drawWidth(600);
   const row = 26;
-  const labelW = 200;
+  const labelW = Math.round(width * 0.36);
   const valueW = 80;
+  const maxChars = Math.floor(labelW / 7);
   const svg = frame(title, width, items.length * row + 8);
   const max = Math.max(...items.map((i) => i.value), 1e-12);
   items.forEach((item, i) => {
     const y = 4 + i * row;
-    const w = Math.max(1, (item.value / max) * (width - labelW - valueW - 10));
-    const label = item.label.length > 28 ? item.label.slice(0, 27) + '…' : item.label;
+    const w = item.value > 0 ? Math.max(1, (item.value / max) * (width - labelW - valueW - 10)) : 0;
+    const label = item.label.length > maxChars ? item.label.slice(0, maxChars - 1) + '…' : item.label;
     const text = el('text', { x: labelW - 6, y: y + 16, 'text-anchor': 'end', 'font-size': 12, fill: '#111827' }, label);
     text.append(el('title', {}, item.label));
     svg.append(text, el('rect', { x: labelW, y: y + 3, width: w.toFixed(1), height: row - 8, fill: PALETTE[i % PALETTE.length] }), el('text', { x: (labelW + w + 6).toFixed(1), y: y + 16, 'font-size': 12, fill: '#374151' }, format(item.value)));

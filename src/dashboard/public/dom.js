@@ -48,31 +48,25 @@ export function fmtMoney(n) {
 }
 
 /**
- * The input with every threat span wrapped in <mark>. Spans are UTF-16 offsets into the input;
- * spans of a message list (message_index) refer to one message, not the joined excerpt, so they
- * are listed in the threats table but not drawn here. Spans past a stored excerpt are clipped.
+ * The input with every threat span marked. Spans are UTF-16 offsets into the input; where spans
+ * overlap (a rule's match inside a classifier's whole-text span) the overlap is marked darker
+ * (class depth-2, depth-3) and its title names every threat covering it. Spans of a message list
+ * (message_index) refer to one message, not the joined excerpt: they are listed in the threats
+ * table but not drawn here. Spans past a stored excerpt are clipped.
  */
 export function highlight(input, threats) {
   const spans = threats
     .filter((t) => t.message_index === undefined || t.message_index === null)
     .flatMap((t) => t.spans.map((s) => ({ start: Math.max(0, s.start), end: Math.min(input.length, s.end), label: `${t.attack_type} (${t.rule_id || t.detector})` })))
-    .filter((s) => s.end > s.start)
-    .sort((a, b) => a.start - b.start);
-  const merged = [];
-  for (const s of spans) {
-    const last = merged[merged.length - 1];
-    if (last && s.start <= last.end) {
-      last.end = Math.max(last.end, s.end);
-      if (!last.label.includes(s.label)) last.label += `, ${s.label}`;
-    } else merged.push({ ...s });
-  }
+    .filter((s) => s.end > s.start);
+  const cuts = [...new Set([0, input.length, ...spans.flatMap((s) => [s.start, s.end])])].sort((a, b) => a - b);
   const out = [];
-  let at = 0;
-  for (const m of merged) {
-    if (m.start > at) out.push(input.slice(at, m.start));
-    out.push(h('mark', { title: m.label }, input.slice(m.start, m.end)));
-    at = m.end;
+  for (let i = 0; i < cuts.length - 1; i++) {
+    const [from, to] = [cuts[i], cuts[i + 1]];
+    const text = input.slice(from, to);
+    const covering = spans.filter((s) => s.start <= from && s.end >= to);
+    if (!covering.length) out.push(text);
+    else out.push(h('mark', { class: `depth-${Math.min(3, covering.length)}`, title: [...new Set(covering.map((s) => s.label))].join(', ') }, text));
   }
-  out.push(input.slice(at));
   return out;
 }
