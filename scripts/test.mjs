@@ -46,17 +46,19 @@ if (!has('gcc')) problems.push('gcc is missing: the Kafka mock launcher is compi
 // 3. Chromium for the documentation and dashboard tests.
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 if (!existsSync(chromium)) problems.push(`Chromium is missing at ${chromium} (apt-get install chromium)`);
+// 4. docker compose (v2 plugin or Debian's docker-compose) validates docker-compose.yml; no engine needed.
+if (spawnSync('docker', ['compose', 'version']).status !== 0 && !has('docker-compose')) problems.push('neither "docker compose" nor docker-compose is installed: docker-compose.yml is validated with it (apt-get install docker-compose)');
 if (!existsSync('node_modules')) problems.push('dependencies are not installed (npm ci)');
 if (problems.length) fail(problems);
 
-// 4. Build: type errors fail the run.
+// 5. Build: type errors fail the run.
 try {
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json'], { stdio: 'inherit' });
 } catch {
   fail(['the TypeScript build failed (see above)']);
 }
 
-// 5. The shipped rules must lint and pass their own tests, as rule authors run them.
+// 6. The shipped rules must lint and pass their own tests, as rule authors run them.
 if (existsSync('dist/src/cli/commands/rules.js') && !args.length) {
   for (const verb of ['lint', 'test']) {
     const r = spawnSync(process.execPath, ['dist/src/cli/warden.js', 'rules', verb, 'rules'], { stdio: 'inherit', env: { ...process.env, WARDEN_LOG_LEVEL: 'warn' } });
@@ -64,7 +66,7 @@ if (existsSync('dist/src/cli/commands/rules.js') && !args.length) {
   }
 }
 
-// 6. Mocha over every compiled test.
+// 7. Mocha over every compiled test.
 process.env.WARDEN_LOG_LEVEL ??= 'silent';
 const { default: Mocha } = await import('mocha');
 const grepAt = args.indexOf('--grep');

@@ -59,6 +59,8 @@ export interface StartOptions {
 export interface Lifecycle {
   /** Called after a reload was validated and applied. */
   onReload(fn: (config: WardenConfig) => void | Promise<void>): void;
+  /** Called when a reload was refused (the running configuration stays), with why. */
+  onReloadFailed(fn: (error: string) => void | Promise<void>): void;
   /** Called on shutdown after the listener stopped accepting, before connections are cut. */
   onShutdown(fn: () => void | Promise<void>): void;
   /** Called once the listener is up. */
@@ -90,9 +92,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const limiter: RateLimitStore = redis ? new RedisRateLimitStore(redis, prefix) : new MemoryRateLimitStore();
   const rateLimitHealth: RateLimitHealth = { backend: limiter.backend, healthy: true, fail_mode: config.security.rate_limit_fail_mode, last_error: null };
 
-  const hooks = { reload: [] as ((c: WardenConfig) => void | Promise<void>)[], shutdown: [] as (() => void | Promise<void>)[], ready: [] as ((s: Server) => void | Promise<void>)[] };
+  const hooks = { reloadFailed: [] as ((error: string) => void | Promise<void>)[], reload: [] as ((c: WardenConfig) => void | Promise<void>)[], shutdown: [] as (() => void | Promise<void>)[], ready: [] as ((s: Server) => void | Promise<void>)[] };
   const lifecycle: Lifecycle = {
     onReload: (fn) => hooks.reload.push(fn),
+    onReloadFailed: (fn) => hooks.reloadFailed.push(fn),
     onShutdown: (fn) => hooks.shutdown.push(fn),
     onReady: (fn) => hooks.ready.push(fn),
   };
@@ -217,6 +220,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     } catch (err) {
       const message = err instanceof ConfigError ? err.message : (err as Error).message;
       log.error({ path: opts.configPath, error: message }, 'configuration reload failed; keeping the running configuration');
+      for (const fn of hooks.reloadFailed) await Promise.resolve(fn(message)).catch(() => undefined);
       return { ok: false, error: message };
     }
   };

@@ -14,6 +14,7 @@ import { EventStreamServer } from './ws-server.js';
 export interface EventLifecycle {
   onReady(fn: (server: Server) => void | Promise<void>): void;
   onReload(fn: (config: WardenConfig) => void | Promise<void>): void;
+  onReloadFailed(fn: (error: string) => void | Promise<void>): void;
   onShutdown(fn: () => void | Promise<void>): void;
 }
 
@@ -155,6 +156,10 @@ export function wireEvents(opts: { api: Api; services: Services; lifecycle: Even
   lifecycle.onReload((config) => {
     stream.updateLimits({ maxConnections: config.ws.max_connections, maxBufferedBytes: config.ws.max_buffered_bytes });
     bus.emit('system_status', { status: 'config_reloaded', version, detail: 'configuration reloaded' });
+  });
+  // Every reload is announced, a refused one too: the instance keeps its running configuration.
+  lifecycle.onReloadFailed((error) => {
+    bus.emit('system_status', { status: 'degraded', version, detail: `configuration reload refused, running configuration kept: ${error.split('\n').slice(0, 4).join(' ')}` });
   });
   return stream;
 }

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../src/config/load.js';
+import type { EventEnvelope } from '../../src/events/types.js';
+import { startServer } from '../../src/server.js';
 import { PROJECT_ROOT } from '../../src/version.js';
 import { runCli, spawnWarden } from '../support/warden.js';
 
@@ -91,6 +93,26 @@ describe('configuration', function () {
   it('examples/warden.yaml, the documented example, is valid', function () {
     const { config } = loadConfig({ path: join(PROJECT_ROOT, 'examples', 'warden.yaml'), env: { WARDEN_JWT_SECRET: 'x'.repeat(40), WARDEN_ADMIN_PASSWORD_HASH: 'scrypt$16384$8$1$abc$def' } });
     expect(config.auth.users[0]!.role).to.equal('admin');
+  });
+
+  it('announces every reload with system_status: applied as config_reloaded, refused as degraded', async function () {
+    const base = 'server:\n  port: 0\nauth:\n  jwt:\n    secret: ' + 'x'.repeat(40) + '\n';
+    const path = file(base);
+    const server = await startServer({ config: loadConfig({ path, env: {} }).config, configPath: path, announce: () => undefined, watchConfig: false });
+    try {
+      const seen: EventEnvelope[] = [];
+      server.services.events.subscribe((e) => seen.push(e));
+      writeFileSync(path, base + 'security:\n  rate_limit: 5\n');
+      expect(await server.reload()).to.deep.equal({ ok: true });
+      writeFileSync(path, base + 'security:\n  rate_limit: -5\n');
+      expect((await server.reload()).ok).to.equal(false);
+      const statuses = seen.filter((e) => e.type === 'system_status').map((e) => [e.data.status, String(e.data.detail)]);
+      expect(statuses.map(([s]) => s)).to.deep.equal(['config_reloaded', 'degraded']);
+      expect(statuses[1]![1]).to.include('security.rate_limit = -5');
+      expect(server.services.config().security.rate_limit).to.equal(5);
+    } finally {
+      await server.close();
+    }
   });
 
   describe('CLI', function () {

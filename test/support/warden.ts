@@ -47,7 +47,10 @@ export async function spawnWarden(raw: Record<string, unknown>, env: Record<stri
   const stdout: string[] = [];
   const stderr: string[] = [];
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`warden did not start in ${timeoutMs} ms:\n${stderr.join('')}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL'); // never leave a half-started server behind
+      reject(new Error(`warden did not start in ${timeoutMs} ms:\n${stderr.join('')}`));
+    }, timeoutMs);
     proc.stdout!.on('data', (d: Buffer) => stdout.push(d.toString()));
     proc.stderr!.on('data', (d: Buffer) => {
       const text = d.toString();
