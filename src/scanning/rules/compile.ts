@@ -25,9 +25,8 @@ const MAX_SPANS_PER_PATTERN = 8;
 
 interface PatternRef {
   rule: number; // index into TargetRules.rules
-  /** Exact pattern, answers yes/no from the DFA (run on the view's UTF-8 bytes). */
-  confirm: RE2;
-  /** Exact pattern without capturing groups, global: the spans. */
+  /** Exact pattern without capturing groups (RE2 answers from its DFA), global: confirms a
+   * candidate and gives its spans in one go, on the view's UTF-8 bytes. */
   spans: RE2;
 }
 
@@ -66,7 +65,7 @@ export class CompiledRules implements RuleMatcher {
       const sources: string[] = [];
       rules.forEach((rule, ri) => {
         for (const p of rule.patterns) {
-          patterns.push({ rule: ri, confirm: new RE2(p, 'iu'), spans: spanRegex(p) });
+          patterns.push({ rule: ri, spans: spanRegex(p) });
           sources.push(prefilterForm(p));
         }
       });
@@ -125,17 +124,17 @@ export class CompiledRules implements RuleMatcher {
         let confirmed = 0;
         for (const pi of indices) {
           const ref = t.patterns[pi]!;
-          if (ref.rule !== r || !ref.confirm.test(bytes)) continue;
-          confirmed++;
+          if (ref.rule !== r) continue;
           // Spans come from the same bytes (no second UTF-8 conversion); byte offsets equal
           // UTF-16 offsets for ASCII, else they go through a map built once per view.
+          let found: number;
           if (bytes.length === view.text.length) {
-            collectSpans(ref.spans, bytes, (s, e) => spans.push(view.toOriginal(s, e)));
+            found = collectSpans(ref.spans, bytes, (s, e) => spans.push(view.toOriginal(s, e)));
           } else {
-            byteMap ??= utf16Offsets(view.text, bytes.length);
-            const m = byteMap;
-            collectSpans(ref.spans, bytes, (s, e) => spans.push(view.toOriginal(m[s]!, m[e]!)));
+            const m = (byteMap ??= utf16Offsets(view.text, bytes.length));
+            found = collectSpans(ref.spans, bytes, (s, e) => spans.push(view.toOriginal(m[s]!, m[e]!)));
           }
+          if (found > 0) confirmed++;
         }
         if (confirmed < t.need[r]!) continue;
         hitRules.add(r);
@@ -174,7 +173,9 @@ export class CompiledRules implements RuleMatcher {
       }
       const out: number[] = [];
       t.patterns.forEach((p, i) => {
-        if (p.confirm.test(bytes)) out.push(i);
+        p.spans.lastIndex = 0;
+        if (p.spans.test(bytes)) out.push(i);
+        p.spans.lastIndex = 0;
       });
       const n = t.patterns.length;
       TRIAGE_PATTERNS.forEach((p, k) => {
@@ -207,9 +208,11 @@ function utf16Offsets(text: string, byteLength: number): Int32Array {
   return map;
 }
 
-function collectSpans(re: RE2, bytes: Buffer, push: (start: number, end: number) => void): void {
+/** Pushes up to MAX_SPANS_PER_PATTERN matches; returns how many. */
+function collectSpans(re: RE2, bytes: Buffer, push: (start: number, end: number) => void): number {
   re.lastIndex = 0;
-  for (let n = 0; n < MAX_SPANS_PER_PATTERN; n++) {
+  let n = 0;
+  for (; n < MAX_SPANS_PER_PATTERN; n++) {
     const m = re.exec(bytes);
     if (m === null) break;
     const start = m.index;
@@ -218,6 +221,7 @@ function collectSpans(re: RE2, bytes: Buffer, push: (start: number, end: number)
     if (end === start) re.lastIndex = end + 1; // never loop on an empty match
   }
   re.lastIndex = 0;
+  return n;
 }
 
 /** Most selective gap-free piece (segment.ts), else the relaxed pattern (relax.ts), else the
