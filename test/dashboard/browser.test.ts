@@ -144,10 +144,20 @@ describe('dashboard in a real browser', function () {
     await page.goto(`${w.url}/dashboard#/scans`);
     await page.click(`a[href="#/scans/${attackScanId}"]`);
     await page.waitForSelector('#scan-input mark');
-    const marks = await page.$$eval('#scan-input mark', (els) => els.map((e) => e.textContent));
-    const span = record.threats[0].spans[0];
-    expect(marks.join(' ')).to.include(record.input.slice(span.start, span.end));
     expect(await page.textContent('#scan-input')).to.equal(record.input);
+    // Each threat's span is covered by marks (text outside every span is not marked), and the
+    // rule's narrower match inside the classifier's whole-text span is marked darker.
+    const marked = await page.$$eval('#scan-input mark', (els) => els.map((e) => ({ text: e.textContent!, depth: e.className, title: e.getAttribute('title')! })));
+    for (const t of record.threats as { spans: { start: number; end: number }[]; rule_id: string }[]) {
+      for (const s of t.spans) {
+        const covered = marked.filter((m) => m.title.includes(t.rule_id)).map((m) => m.text).join('');
+        expect(covered).to.equal(record.input.slice(s.start, s.end));
+      }
+    }
+    const unmarked = record.input.length - marked.reduce((n: number, m: { text: string }) => n + m.text.length, 0);
+    const spanned = new Set((record.threats as { spans: { start: number; end: number }[] }[]).flatMap((t) => t.spans.flatMap((s) => Array.from({ length: s.end - s.start }, (_, i) => s.start + i))));
+    expect(unmarked).to.equal(record.input.length - spanned.size);
+    if (record.threats.length > 1) expect(marked.some((m) => m.depth === 'depth-2')).to.equal(true);
     await screenshot(page, 'dashboard-scan-detail');
   });
 
@@ -201,6 +211,41 @@ describe('dashboard in a real browser', function () {
       expect(narrow.blocked).to.deep.equal([]);
     } finally {
       await narrow.context.close();
+    }
+  });
+
+  it('works with the keyboard alone: log in, move between pages, filter scans', async () => {
+    const other = await newPage();
+    try {
+      await other.page.goto(`${w.url}/dashboard`);
+      await other.page.waitForFunction(() => document.activeElement?.id === 'username');
+      await other.page.keyboard.type('ana');
+      await other.page.keyboard.press('Tab');
+      await other.page.keyboard.type(PASSWORD);
+      await other.page.keyboard.press('Enter');
+      await other.page.waitForSelector('.cards');
+      // Tab from the top of the page to the "Scans" link and follow it.
+      await other.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      let reached = false;
+      for (let i = 0; i < 12 && !reached; i++) {
+        await other.page.keyboard.press('Tab');
+        reached = await other.page.evaluate(() => document.activeElement?.getAttribute('href') === '#/scans');
+      }
+      expect(reached, 'the Scans link is reachable with Tab').to.equal(true);
+      const outline = await other.page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+      expect(outline, 'focused link shows a focus ring').to.not.equal('none');
+      await other.page.keyboard.press('Enter');
+      await other.page.waitForSelector('table.scans tbody tr');
+      expect(await other.page.evaluate(() => document.activeElement?.tagName)).to.equal('H1');
+      await other.page.focus('#scan-filters select[name=verdict]');
+      await other.page.keyboard.press('ArrowDown'); // Any → allow
+      expect(await other.page.inputValue('#scan-filters select[name=verdict]')).to.equal('allow');
+      await other.page.focus('#scan-filters button[type=submit]');
+      await other.page.keyboard.press('Enter');
+      await other.page.waitForFunction(() => Array.from(document.querySelectorAll("table.scans .verdict")).every((e) => e.textContent === 'allow'));
+      expect(other.blocked).to.deep.equal([]);
+    } finally {
+      await other.context.close();
     }
   });
 

@@ -121,8 +121,11 @@ async function enter(me) {
 const VIEWS = { overview, live, scans, scan: scanDetail, providers, reports, keys, settings };
 const ADMIN_ONLY = new Set(['keys', 'settings']);
 
-async function route() {
+let focusOnRoute = false;
+
+async function route(event) {
   if (!state.me) return;
+  focusOnRoute = Boolean(event);
   // #/name/arg?query: the query (scan filters) is read by the view itself.
   const [name = 'overview', arg] = location.hash.replace(/^#\/?/, '').split('?')[0].split('/');
   const view = name === 'scans' && arg ? 'scan' : VIEWS[name] ? name : 'overview';
@@ -140,6 +143,12 @@ async function route() {
   }
   try {
     await VIEWS[view](root, arg ? decodeURIComponent(arg) : undefined);
+    // Keyboard and screen-reader users land on the new page's heading, not on the old link.
+    if (focusOnRoute) {
+      const heading = root.querySelector('h1');
+      heading?.setAttribute('tabindex', '-1');
+      heading?.focus({ preventScroll: true });
+    }
   } catch (err) {
     if (err instanceof ApiFailure && err.status === 401) return; // already back at login
     root.append(h('p', { class: 'message error', role: 'alert' }, err.message || 'Something went wrong.'));
