@@ -15,7 +15,11 @@
 import type { DetectorPlugin, Finding, NormalisedInput } from '../../src/scanning/types.js';
 
 // '*' and '_' are left out: markdown emphasis and snake_case are everyday prose.
-const ODD = new Set('{}[]()<>\\$^|~@#=%+;'.split('').map((c) => c.charCodeAt(0)));
+const ODD = new Uint8Array(128);
+for (const c of '{}[]()<>\\$^|~@#=%+;') ODD[c.charCodeAt(0)] = 1;
+const isOdd = (u: number): boolean => u < 128 && ODD[u] === 1;
+/** The head's symbol density is estimated from at most this many characters before the tail. */
+const HEAD_SAMPLE = 600;
 const TAIL = 120;
 const MIN_HEAD = 24;
 const MIN_LINE = 70;
@@ -85,15 +89,16 @@ export function suffixScore(text: string): SuffixScore {
   let oddHead = 0;
   // A code span opened in the head may close inside the tail: the tail then starts after it.
   let scanFrom = tailStart;
-  for (let i = lineStart; i < tailStart; i++) {
+  const headStart = Math.max(lineStart, tailStart - HEAD_SAMPLE);
+  for (let i = headStart; i < tailStart; i++) {
     const u = text.charCodeAt(i);
     if (u === 96) {
       const close = closingBacktick(text, i, end);
       if (close > 0) { i = close; if (close >= tailStart) scanFrom = close + 1; continue; }
     }
-    if (ODD.has(u)) oddHead++;
+    if (isOdd(u)) oddHead++;
   }
-  if (oddHead > 0.01 * (tailStart - lineStart)) return none;
+  if (oddHead > 0.01 * (tailStart - headStart)) return none;
   if (hasMarkdownLink(text, tailStart, end)) return none;
   let odd = 0, letters = 0, glued = 0, midCaps = 0;
   let prevEndsSentence = true;
@@ -127,7 +132,7 @@ export function suffixScore(text: string): SuffixScore {
       continue;
     }
     if (inHashtag) { wordStart = false; continue; }
-    if (ODD.has(u)) odd++;
+    if (isOdd(u)) odd++;
     // "xxY": two lower-case letters then a capital inside one token.
     if (isUpper(u) && i >= 2 && isLower(text.charCodeAt(i - 1)) && isLower(text.charCodeAt(i - 2))) glued++;
     if (wordStart && isUpper(u) && isLower(text.charCodeAt(i + 1)) && !prevEndsSentence && i > tailStart) midCaps++;

@@ -32,25 +32,11 @@ export function decodeMorse(run: string): string {
   return norm.split(/\s*\/\s*|\s{2,}/).map((word) => word.trim().split(/\s+/).map((c) => MORSE[c] ?? '').join('')).join(' ');
 }
 
-/** Cheap linear pre-check: a run of 48+ binary digits/spaces or 24+ Morse characters. */
-function hasRun(text: string): boolean {
-  let bin = 0;
-  let morse = 0;
-  for (let i = 0; i < text.length; i++) {
-    const u = text.charCodeAt(i);
-    bin = u === 48 || u === 49 || u === 32 || u === 44 ? bin + 1 : 0;
-    morse = u === 46 || u === 45 || u === 32 || u === 47 || u === 0x2022 || u === 0x2013 || u === 0x2014 ? morse + 1 : 0;
-    if (bin >= 48 || morse >= 24) return true;
-  }
-  return false;
-}
-
 /** Decoded runs of binary or Morse whose plain text trips an attack rule. */
 function encodedAttacks(input: NormalisedInput, rules: RuleMatcher): { spans: Span[]; ruleIds: string[] } {
   const spans: Span[] = [];
   const ruleIds = new Set<string>();
   const text = input.original;
-  if (!hasRun(text)) return { spans, ruleIds: [] };
   for (const [re, decode, kind] of [[BINARY_RUN, decodeBinary, 'decoded:binary'], [MORSE_RUN, decodeMorse, 'decoded:morse']] as const) {
     re.lastIndex = 0;
     for (let m = re.exec(text), n = 0; m && n < 8; m = re.exec(text), n++) {
@@ -92,11 +78,16 @@ export interface CharScan {
   /** Full-width, mathematical and enclosed letter forms (𝐢𝐠𝐧𝐨𝐫𝐞, ｉｇｎｏｒｅ, ⓘⓖⓝ). */
   styledLetters: number;
   nonAscii: boolean;
+  /** A run of 48+ binary digits/separators or 24+ Morse characters: worth decoding. */
+  encodedRun: boolean;
 }
 
 /** One linear pass over the original text. */
 export function scanCharacters(text: string): CharScan {
-  const out: CharScan = { smuggledTags: [], bidi: [], zeroWidthInWords: [], longestInvisibleRun: 0, mixedScriptWords: [], styledLetters: 0, nonAscii: false };
+  const out: CharScan = { smuggledTags: [], bidi: [], zeroWidthInWords: [], longestInvisibleRun: 0, mixedScriptWords: [], styledLetters: 0, nonAscii: false, encodedRun: false };
+  // Runs of binary digits / Morse marks with their separators; whitespace alone does not count.
+  let binRun = 0, binDigits = 0;
+  let morseRun = 0, morseMarks = 0;
   let inFlag = false;
   let tagStart = -1;
   let run = 0;
@@ -112,6 +103,9 @@ export function scanCharacters(text: string): CharScan {
   };
   for (let i = 0; i < text.length; ) {
     const c0 = text.charCodeAt(i);
+    if (c0 === 48 || c0 === 49) { binRun++; binDigits++; } else if (c0 === 32 || c0 === 44) binRun++; else { binRun = 0; binDigits = 0; }
+    if (c0 === 46 || c0 === 45 || c0 === 0x2022 || c0 === 0x2013 || c0 === 0x2014) { morseRun++; morseMarks++; } else if (c0 === 32 || c0 === 47) morseRun++; else { morseRun = 0; morseMarks = 0; }
+    if ((binRun >= 48 && binDigits >= 40) || (morseRun >= 24 && morseMarks >= 16)) out.encodedRun = true;
     if (c0 < 128) {
       // ASCII fast path: only word boundaries and the end of a tag run matter here.
       if (tagStart >= 0) { out.smuggledTags.push({ start: tagStart, end: i }); tagStart = -1; }
@@ -187,15 +181,15 @@ const plugin: DetectorPlugin = {
   },
   scan(input: NormalisedInput, ctx): Finding[] {
     const findings: Finding[] = [];
-    // Binary / Morse payloads: cheap to rule out (needs long runs of 0/1 or dots and dashes).
-    if (input.original.length >= 48) {
+    // One linear pass over the characters decides what else is worth doing.
+    const chars = scanCharacters(input.original);
+    // Binary / Morse payloads: only when a long run of 0/1 or dots and dashes exists.
+    if (chars.encodedRun) {
       const enc = encodedAttacks(input, ctx.rules);
       if (enc.spans.length > 0) {
         findings.push({ attackType: 'obfuscation', severity: 'high', confidence: 0.85, ruleId: 'obfuscation.encoded-instructions', message: `Binary/Morse-encoded text decodes to an attack (${enc.ruleIds.slice(0, 5).join(', ')})`, spans: enc.spans });
       }
     }
-    // One linear pass over the characters; nothing unusual and nothing decoded ends it here.
-    const chars = scanCharacters(input.original);
     if (!anySignal(input) && !chars.nonAscii) return findings;
     const cfg = ctx.config;
     if (chars.smuggledTags.length > 0) {
