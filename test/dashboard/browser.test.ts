@@ -320,6 +320,9 @@ describe('dashboard in a real browser', function () {
     await page.click('#settings-form button[type=submit]');
     await page.waitForSelector('#notice:has-text("Settings saved")');
     await screenshot(page, 'dashboard-settings');
+    // The change is announced with system_status, which the live feed shows.
+    await page.goto(`${w.url}/dashboard#/live`);
+    await page.waitForSelector('#feed li.system_status:has-text("settings changed")', { timeout: 5000 });
     const statuses: number[] = [];
     let limit: string | null = null;
     for (let i = 0; i < 4; i++) {
