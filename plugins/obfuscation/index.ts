@@ -207,12 +207,11 @@ const plugin: DetectorPlugin = {
     // An attack only visible after undoing the disguise. Matching the rule set once more is
     // bounded by the gate above: it only runs on inputs that actually carry a disguise.
     if (disguised(input, chars) && input.views.length > 1) {
-      // Hidden views first: most disguised texts hide nothing the rules know, and then the
-      // original need not be matched at all. Matching is case-insensitive, and the engine
-      // caches its prefilter pass over the original view.
-      const hiddenHits = ctx.rules.match({ ...input, views: input.views.slice(1) }).filter(isAttack);
-      const plain = hiddenHits.length > 0 ? new Set(ctx.rules.match({ ...input, views: [input.views[0]!] }).filter(isAttack).map((h) => h.ruleId)) : new Set<string>();
-      const hidden = hiddenHits.filter((h) => !plain.has(h.ruleId));
+      // The matcher reports each rule once, for the FIRST view it matches, and the original
+      // comes first: a hit reported for another view is a rule the disguise hid. (Matching is
+      // case-insensitive, and the engine has already cached its prefilter pass over the
+      // original, so this costs about one pass over the derived views.)
+      const hidden = ctx.rules.match(input).filter((h) => isAttack(h) && h.viewKind !== 'original');
       if (hidden.length > 0) {
         const kinds = [...new Set(hidden.map((h) => h.viewKind))].join(', ');
         const spans = hidden.flatMap((h) => h.spans).slice(0, 20);
