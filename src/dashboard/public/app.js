@@ -285,6 +285,8 @@ const SEVERITIES = ['', 'low', 'medium', 'high', 'critical'];
 const SOURCES = ['', 'prompt', 'rag', 'output'];
 const ATTACKS = ['', 'prompt_injection', 'indirect_injection', 'jailbreak', 'system_prompt_extraction', 'data_exfiltration', 'obfuscation', 'secret_exposure', 'pii_exposure', 'canary_leak'];
 
+const SCAN_COLUMNS = ['Time', 'Verdict', 'Source', 'Threats', 'Risk', 'Caller', ''];
+
 async function scans(root) {
   const params = new URLSearchParams(location.hash.split('?')[1] ?? '');
   const form = h('form', { class: 'filters', id: 'scan-filters' },
@@ -299,7 +301,7 @@ async function scans(root) {
   const more = h('button', { type: 'button', class: 'secondary', hidden: true }, 'Load more');
   const status = h('p', { role: 'status', class: 'hint' });
   root.append(h('h1', {}, 'Scans'), form, status,
-    h('div', { class: 'table-wrap' }, h('table', { class: 'scans' }, h('thead', {}, h('tr', {}, ...['Time', 'Verdict', 'Source', 'Threats', 'Risk', 'Caller', ''].map((c) => h('th', { scope: 'col' }, c)))), body)),
+    h('div', { class: 'table-wrap' }, h('table', { class: 'scans stack' }, h('thead', {}, h('tr', {}, ...SCAN_COLUMNS.map((c) => h('th', { scope: 'col' }, c)))), body)),
     more);
   const filters = () => {
     const q = {};
@@ -316,14 +318,8 @@ async function scans(root) {
     }
     const page = await api('/v1/scans', { query: { ...filters(), limit: 50, cursor } });
     for (const r of page.data) {
-      body.append(h('tr', {},
-        h('td', {}, fmtTime(r.created_at)),
-        h('td', {}, h('span', { class: `verdict ${r.verdict}` }, r.verdict)),
-        h('td', {}, r.source),
-        h('td', {}, r.threats.map((t) => `${t.attack_type} (${t.severity})`).join(', ') || '–'),
-        h('td', {}, r.risk_score.toFixed(2)),
-        h('td', {}, r.caller ?? '–'),
-        h('td', {}, h('a', { href: `#/scans/${r.scan_id}`, 'aria-label': `Open scan ${r.scan_id}` }, 'Open'))));
+      const cells = [fmtTime(r.created_at), h('span', { class: `verdict ${r.verdict}` }, r.verdict), r.source, r.threats.map((t) => `${t.attack_type} (${t.severity})`).join(', ') || '–', r.risk_score.toFixed(2), r.caller ?? '–', h('a', { href: `#/scans/${r.scan_id}`, 'aria-label': `Open scan ${r.scan_id}` }, 'Open')];
+      body.append(h('tr', {}, ...cells.map((c, i) => h('td', { 'data-label': SCAN_COLUMNS[i] }, c))));
     }
     shown += page.data.length;
     cursor = page.next_cursor;

@@ -19,10 +19,14 @@ export function clear(node) {
   while (node.firstChild) node.firstChild.remove();
 }
 
-/** A table inside a horizontally scrolling wrapper, so narrow screens never overflow the page. */
+/**
+ * A table in a wrapper that scrolls sideways if it must. On narrow screens (style.css) each row
+ * becomes a card and each cell shows its column name from data-label.
+ */
 export function table(headers, rows, id) {
   return h('div', { class: 'table-wrap' },
-    h('table', id ? { id } : {}, h('thead', {}, h('tr', {}, ...headers.map((c) => h('th', { scope: 'col' }, c)))), h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((c) => h('td', {}, c)))))));
+    h('table', id ? { id, class: 'stack' } : { class: 'stack' }, h('thead', {}, h('tr', {}, ...headers.map((c) => h('th', { scope: 'col' }, c)))),
+      h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((c, i) => h('td', { 'data-label': headers[i] }, c)))))));
 }
 
 let uid = 0;
