@@ -23,7 +23,8 @@ export interface EngineOptions {
   rules: RuleSet;
   /** Directories holding `<name>/index.js` plugins, searched in order. Default [BUILTIN_PLUGIN_DIR]. */
   pluginDirs?: string[];
-  /** Plugin (directory) names to run; default every plugin found. Unknown names are an error. */
+  /** Plugin (directory) names to run, in this order; default every plugin found, in name order.
+   * Unknown names are an error. */
   enabledPlugins?: string[];
   /** Per-plugin config, merged over the plugin's defaultConfig. */
   pluginConfig?: Record<string, Record<string, unknown>>;
@@ -153,6 +154,10 @@ export class Engine {
       failures.push({ kind: 'detector_error', detector: 'normalise', message: (err as Error)?.message ?? String(err) });
       input = { original: text, target, views: [identityView('original', text)], signals: emptySignals() };
     }
+    // Every plugin sees the same input: frozen, so one cannot change what the next one scans.
+    Object.freeze(input.views);
+    Object.freeze(input.signals);
+    Object.freeze(input);
     let t1 = performance.now();
     timings.normalise = t1 - t0;
     for (let i = 0; i < this.loaded.length; i++) {
