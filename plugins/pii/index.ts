@@ -18,6 +18,9 @@ const EMAIL = new RE2('\\b[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\\.){1,8}[
 // E.164 (+ and 8-15 digits, separators allowed) or a national number with area-code shape.
 const PHONE = new RE2('(?:^|[^\\w+])((?:\\+\\d{1,3}[ .-]?)?(?:\\(\\d{2,4}\\)[ .-]?|\\d{2,4}[ .-])\\d{3,4}[ .-]\\d{3,4}|\\+\\d{8,15})(?:[^\\w]|$)', 'gu');
 
+/** RFC 2606 / 6761 reserved names: documentation addresses, never anyone's data. */
+const RESERVED_DOMAIN = new RE2('@(?:[a-z0-9-]+\\.)*(?:example\\.(?:com|org|net)|example|test|invalid|localhost)$', 'i');
+
 /** Luhn (mod 10) over the digits of s. */
 export function luhnValid(digits: string): boolean {
   let sum = 0;
@@ -105,7 +108,7 @@ export function findPii(text: string, kinds: ReadonlySet<PiiKind>, max = 50): Ma
   const cards = kinds.has('card') ? collect(CARD, text, 1, (v) => { const d = v.replace(/[ -]/g, ''); return plausibleCard(d) && luhnValid(d); }, max) : [];
   if (cards.length) out.set('card', cards);
   if (kinds.has('iban')) { const s = collect(IBAN, text, 1, ibanValid, max); if (s.length) out.set('iban', s); }
-  if (kinds.has('email')) { const s = collect(EMAIL, text, 0, () => true, max); if (s.length) out.set('email', s); }
+  if (kinds.has('email')) { const s = collect(EMAIL, text, 0, (v) => !RESERVED_DOMAIN.test(v), max); if (s.length) out.set('email', s); }
   if (kinds.has('phone')) {
     const inCard = (s: Span): boolean => cards.some((c) => c.start <= s.start && s.end <= c.end);
     // A phone-shaped piece of a longer digit group (card, IBAN, account number) is not a phone.
