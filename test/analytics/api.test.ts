@@ -275,4 +275,13 @@ describe('analytics and reports across two instances sharing Redis', function ()
     expect(badRange.status).to.equal(400);
     expect(badRange.body.error.param).to.equal('from');
   });
+
+  it('metrics: reports built on A are counted by type, format and outcome', async () => {
+    const metrics = await (await fetch(`${a.url}/metrics`)).text();
+    const built = (format: string) => Number(new RegExp(`warden_reports_total\\{[^}]*type="security"[^}]*format="${format}"[^}]*status="ready"[^}]*\\} (\\d+)`).exec(metrics)?.[1]);
+    expect(built('json')).to.equal(1);
+    expect(built('csv')).to.equal(1);
+    expect(built('html')).to.equal(1);
+    expect(metrics).to.match(/warden_report_build_seconds_count\{/);
+  });
 });
