@@ -62,10 +62,22 @@ export function shannonEntropy(s: string): number {
   return h;
 }
 
-/** A real key mixes character classes; "aaaaaaaaaaaaaaaa" or an English word run does not. */
+/**
+ * A real key mixes character classes; "aaaaaaaaaaaaaaaa" or an English word run does not, and
+ * code that names where a secret comes from (`process.env.GITHUB_TOKEN`, `OPENAI_API_KEY`,
+ * `config.apiKey`) is not the secret. Inputs are short captures (at most 200 characters).
+ */
+const LOWER = new RE2('[a-z]');
+const UPPER = new RE2('[A-Z]');
+const DIGIT = new RE2('[0-9]');
+const PLACEHOLDER = new RE2('x{6,}|\\*{4,}|your|example|placeholder|changeme|redacted|here', 'i');
+const DOTTED_IDENTIFIER = new RE2('^[A-Za-z_$][\\w$]*(\\.[A-Za-z_$][\\w$]*)+$');
+const ENV_VAR_NAME = new RE2('^[A-Z][A-Z0-9_]*$');
+
 function looksRandom(s: string): boolean {
-  const classes = (/[a-z]/.test(s) ? 1 : 0) + (/[A-Z]/.test(s) ? 1 : 0) + (/[0-9]/.test(s) ? 1 : 0);
-  return classes >= 2 && !/(x{6,}|\*{4,}|your|example|placeholder|changeme|redacted|here)/i.test(s);
+  const classes = (LOWER.test(s) ? 1 : 0) + (UPPER.test(s) ? 1 : 0) + (DIGIT.test(s) ? 1 : 0);
+  if (classes < 2 || PLACEHOLDER.test(s)) return false;
+  return !DOTTED_IDENTIFIER.test(s) && !ENV_VAR_NAME.test(s);
 }
 
 function redact(secret: string): string {

@@ -46,6 +46,8 @@ describe('secrets plugin', () => {
     expect(scan('api_key = "YOUR_API_KEY_HERE_PLEASE"')).to.deep.equal([]);
     expect(scan('password: correcthorsebatterystaple')).to.deep.equal([]);
     expect(scan('token = xxxxxxxxxxxxxxxxxxxxxxxx')).to.deep.equal([]);
+    expect(scan('token = process.env.GITHUB_TOKEN')).to.deep.equal([]);
+    expect(scan('api_key = OPENAI_API_KEY_PRODUCTION')).to.deep.equal([]);
   });
 
   it('does not report near-misses', () => {
