@@ -8,12 +8,14 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
+import { loadConfig } from '../../config/load.js';
 import { createOfflineScanner, type OfflineOptions, type OfflineScanner } from '../../scanning/offline.js';
 import type { PolicyResult, ScanPolicy } from '../../scanning/policy.js';
 import { SEVERITIES, TARGETS, type Target } from '../../scanning/types.js';
 import { stdio, type CliIO } from './rules.js';
 
 export interface ScanCliOptions {
+  config?: string;
   file?: string;
   target?: string;
   rules?: string;
@@ -25,9 +27,31 @@ export interface ScanCliOptions {
 
 export class CliUsageError extends Error {}
 
-/** Shared by scan and eval: turns CLI flags into scanner options, rejecting bad values. */
+/** `scanning.*` and `security.*` of warden.yaml (--config or WARDEN_CONFIG), so offline scans
+ * use the same rules, plugins and policy as the server; without a file, built-in defaults. */
+function fromConfig(path: string | undefined): OfflineOptions {
+  if (path === undefined || path === '') return {};
+  let loaded;
+  try {
+    loaded = loadConfig({ path });
+  } catch (err) {
+    throw new CliUsageError(`config: ${(err as Error).message}`);
+  }
+  const { scanning, security } = loaded.config;
+  return {
+    rulesDir: scanning.rules_dir,
+    pluginDirs: scanning.plugin_dirs,
+    enabledPlugins: scanning.enabled_plugins,
+    pluginConfig: scanning.plugins,
+    policy: { mode: security.mode, block_severity: security.block_severity, fail_mode: security.fail_mode },
+  };
+}
+
+/** Shared by scan and eval: turns CLI flags (over the config file, if any) into scanner
+ * options, rejecting bad values. */
 export function scannerOptions(o: ScanCliOptions): OfflineOptions {
-  const policy: Partial<ScanPolicy> = {};
+  const base = fromConfig(o.config ?? process.env.WARDEN_CONFIG);
+  const policy: Partial<ScanPolicy> = { ...(base.policy ?? {}) };
   if (o.mode !== undefined) {
     if (o.mode !== 'enforce' && o.mode !== 'monitor') throw new CliUsageError(`--mode must be enforce or monitor (got "${o.mode}")`);
     policy.mode = o.mode;
@@ -37,9 +61,10 @@ export function scannerOptions(o: ScanCliOptions): OfflineOptions {
     policy.block_severity = o.blockSeverity as ScanPolicy['block_severity'];
   }
   return {
-    rulesDir: o.rules,
-    pluginDirs: o.pluginDir,
-    enabledPlugins: o.enable ? o.enable.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+    rulesDir: o.rules ?? base.rulesDir,
+    pluginDirs: o.pluginDir ?? base.pluginDirs,
+    enabledPlugins: o.enable ? o.enable.split(',').map((s) => s.trim()).filter(Boolean) : base.enabledPlugins,
+    pluginConfig: base.pluginConfig,
     policy,
   };
 }
@@ -157,6 +182,7 @@ function collect(value: string, previous: string[] = []): string[] {
 
 export function addScannerOptions(cmd: Command): Command {
   return cmd
+    .option('--config <file>', 'warden.yaml to take scanning.* and security.* from (default: WARDEN_CONFIG)')
     .option('--target <target>', `what the text is: ${TARGETS.join(' | ')}`, 'prompt')
     .option('--rules <dir>', 'rules directory (default: the bundled rules/)')
     .option('--plugin-dir <dir>', 'extra plugin directory (repeatable)', collect)
