@@ -33,6 +33,8 @@ export function parseRange(q: { from?: string; to?: string }, now = Date.now()):
   if (Number.isNaN(to)) throw new AnalyticsQueryError('to', `to: "${q.to}" is not an ISO 8601 date-time.`);
   const from = q.from !== undefined ? Date.parse(q.from) : to - DEFAULT_SPAN_MS;
   if (Number.isNaN(from)) throw new AnalyticsQueryError('from', `from: "${q.from}" is not an ISO 8601 date-time.`);
+  // Bounds the work of any query: at most 730 days back and a day ahead (clock skew), no more.
+  if (to > now + DEFAULT_SPAN_MS) throw new AnalyticsQueryError('to', `to: ${new Date(to).toISOString()} is in the future; the latest usable to is ${new Date(now + DEFAULT_SPAN_MS).toISOString()}.`);
   if (from >= to) throw new AnalyticsQueryError('from', `from (${new Date(from).toISOString()}) must be before to (${new Date(to).toISOString()}).`);
   if (from < now - RETENTION_MS.day) throw new AnalyticsQueryError('from', `from: analytics are kept for 730 days; the earliest usable from is ${new Date(now - RETENTION_MS.day).toISOString()}.`);
   return { from, to };

@@ -75,6 +75,10 @@ describe('analytics: bucket planning', () => {
     expect(bad({ from: '2026-11-21T00:00:00Z', to: '2026-11-21T00:00:00Z' }).message).to.match(/must be before to/);
     expect(bad({ to: 'tomorrow' }).field).to.equal('to');
     expect(bad({ from: '2020-01-01T00:00:00Z' }).message).to.match(/730 days/);
+    // A far-future `to` would make any query walk millions of buckets: refused.
+    const future = bad({ from: '2026-11-20T00:00:00Z', to: '9999-12-31T00:00:00Z' });
+    expect(future.field).to.equal('to');
+    expect(future.message).to.match(/is in the future/);
   });
 });
 

@@ -170,6 +170,7 @@ describe('analytics and reports across two instances sharing Redis', function ()
       ['/v1/analytics/top?limit=0', 'limit', /must be >= 1/],
       ['/v1/analytics/summary?from=2001-01-01T00:00:00Z', 'from', /kept for 730 days/],
       ['/v1/analytics/summary?colour=red', 'colour', /not a known field/],
+      ['/v1/analytics/top?to=2999-01-01T00:00:00Z', 'to', /is in the future/],
     ];
     for (const [path, param, message] of cases) {
       const res = await get(a, path);
