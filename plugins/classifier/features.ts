@@ -176,7 +176,15 @@ export class WindowScorer implements FeatureSink {
     if ((chunkChars & (chunkChars - 1)) !== 0) throw new Error('chunkChars must be a power of two');
     this.weights = weights;
     this.chunkShift = 31 - Math.clz32(chunkChars);
-    const chunks = Math.min(this.sums.length, Math.max(1, Math.ceil(text.length / chunkChars)));
+    const needed = Math.max(1, Math.ceil(text.length / chunkChars));
+    // Grow (rarely: only for texts longer than any before) so every chunk of a long document
+    // is scored on its own, never folded into a catch-all last chunk.
+    if (needed + 1 > this.sums.length) {
+      this.sums = new Float64Array(needed + 1);
+      this.counts = new Uint32Array(needed + 1);
+      this.lastChunk = needed;
+    }
+    const chunks = needed;
     // One more slot than `chunks`: the final word is attributed to position n, which can start a new chunk.
     const slots = Math.min(this.sums.length, chunks + 1);
     this.sums.fill(0, 0, slots);
