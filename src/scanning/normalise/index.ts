@@ -137,7 +137,7 @@ function buildNormalised(text: string, t: Triage, signals: NormalisationSignals)
     } else {
       const f = fold(cp);
       out.pushString(f.text, i, i + w);
-      if (!f.same) changed = true;
+      if (!f.same && !f.punct) changed = true;
       if (f.styled) signals.confusables++;
       else if (f.homoglyph) wordHomoglyphs++;
     }

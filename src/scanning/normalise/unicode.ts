@@ -58,9 +58,33 @@ const LOOKALIKES: Record<string, string> = {
   ɨ: 'i', ß: 'ss', æ: 'ae', œ: 'oe', þ: 'th', ɛ: 'e', ɔ: 'o', ʋ: 'u', ƒ: 'f', ɾ: 'r', ʂ: 's', ɦ: 'h',
   // Cherokee and Latin-looking symbols that survive NFKC
   Ꭺ: 'a', Ᏼ: 'b', Ꮯ: 'c', Ꭼ: 'e', Ꮋ: 'h', Ꮃ: 'w', Ꮇ: 'm', Ꮲ: 'p', Ꮪ: 's', Ꭲ: 't', Ꮩ: 'v', Ꮓ: 'z',
-  '∣': 'l', '⁄': '/', '∕': '/', '‐': '-', '‑': '-', '‒': '-', '–': '-', '—': '-', '−': '-',
-  '‘': "'", '’': "'", '‚': "'", '‛': "'", '“': '"', '”': '"', '„': '"', '‟': '"', '«': '"', '»': '"',
+  '∣': 'l', '⁄': '/', '∕': '/',
 };
+
+/**
+ * Typographic punctuation and spaces with a one-unit ASCII equivalent (’ → ', “ → ", – → -,
+ * no-break space → space). The rule matcher folds these in the ORIGINAL view itself (same
+ * length, so offsets do not move), so text whose only non-ASCII characters are these needs no
+ * normalised view and no second pass: common in pasted and mobile-typed text.
+ */
+const PUNCT: Array<[string, string]> = [
+  ['\u2018\u2019\u201a\u201b\u2032', "'"],
+  ['\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb', '"'],
+  ['\u2010\u2011\u2012\u2013\u2014\u2015\u2212', '-'],
+  ['\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000', ' '],
+];
+export const PUNCT_FOLD: ReadonlyMap<number, string> = new Map(
+  PUNCT.flatMap(([chars, to]) => [...chars].map((c): [number, string] => [c.codePointAt(0)!, to])),
+);
+const PUNCT_RE = new RegExp(`[${PUNCT.map(([c]) => c).join('')}]`, 'g');
+
+/** The text with PUNCT_FOLD applied; the same string when there is nothing to fold. */
+export function foldPunctuation(text: string): string {
+  PUNCT_RE.lastIndex = 0;
+  if (!PUNCT_RE.test(text)) return text;
+  PUNCT_RE.lastIndex = 0;
+  return text.replace(PUNCT_RE, (c) => PUNCT_FOLD.get(c.codePointAt(0)!)!);
+}
 
 /** Result of folding one code point: the text it becomes and whether it counts as a look-alike. */
 export interface Folded {
@@ -72,6 +96,8 @@ export interface Folded {
   styled: boolean;
   /** Folding changed nothing but case: the original view already covers this character. */
   same: boolean;
+  /** A PUNCT_FOLD character: the matcher folds it in the original view too. */
+  punct: boolean;
 }
 
 const cache = new Map<number, Folded>();
@@ -82,8 +108,10 @@ function computeFold(cp: number): Folded {
   const ch = String.fromCodePoint(cp);
   // Styled alphabets with no compatibility decomposition.
   for (const base of [0x1f170, 0x1f150, 0x1f130, 0x1f1e6]) {
-    if (cp >= base && cp < base + 26) return { text: String.fromCharCode(97 + cp - base), homoglyph: false, styled: true, same: false };
+    if (cp >= base && cp < base + 26) return { text: String.fromCharCode(97 + cp - base), homoglyph: false, styled: true, same: false, punct: false };
   }
+  const p = PUNCT_FOLD.get(cp);
+  if (p !== undefined) return { text: p, homoglyph: false, styled: false, same: false, punct: true };
   let text = ch.normalize('NFKC').toLowerCase();
   const styled = text !== ch.toLowerCase() && ASCII_LETTERS.test(text);
   let homoglyph = false;
@@ -95,10 +123,10 @@ function computeFold(cp: number): Folded {
     const m = LOOKALIKES[c];
     if (m !== undefined) {
       mapped += m;
-      homoglyph = true;
+      homoglyph ||= /[a-z]/.test(m); // letters only: ∕ → / is folding, not a look-alike letter
     } else mapped += c;
   }
-  return { text: mapped, homoglyph, styled, same: mapped === ch || mapped === ch.toLowerCase() };
+  return { text: mapped, homoglyph, styled, same: mapped === ch || mapped === ch.toLowerCase(), punct: false };
 }
 
 export function fold(cp: number): Folded {

@@ -14,6 +14,7 @@
 import RE2 from 're2';
 import { log } from '../../log.js';
 import { NOTHING, TRIAGE_PATTERNS, toUtf8, triageFromMatches, type Triage } from '../normalise/triage.js';
+import { foldPunctuation } from '../normalise/unicode.js';
 import type { NormalisedInput, RuleHit, RuleMatcher, Span, Target } from '../types.js';
 import { TARGETS } from '../types.js';
 import type { RuleSet } from './load.js';
@@ -51,8 +52,9 @@ export class CompiledRules implements RuleMatcher {
   readonly version: string;
   readonly ruleCount: number;
   private readonly byTarget = new Map<Target, TargetRules>();
-  /** The last original text triaged, so match() does not pass over it a second time. */
-  private cache: { text: string; target: Target; indices: number[]; bytes: Buffer } | null = null;
+  /** The last original text triaged, so match() does not pass over it a second time.
+   * `matched` is the text the sets saw (punctuation folded), `bytes` its UTF-8. */
+  private cache: { text: string; target: Target; indices: number[]; matched: string; bytes: Buffer } | null = null;
   private warnedFallback = false;
 
   constructor(readonly ruleSet: RuleSet) {
@@ -87,11 +89,15 @@ export class CompiledRules implements RuleMatcher {
    * prefilter result is kept for match(). Pass as normalise()'s `triage`. */
   triage(text: string, target: Target): Triage {
     const t = this.byTarget.get(target)!;
-    const bytes = toUtf8(text);
-    const all = this.runSets(t, text, bytes);
+    // Typographic quotes, dashes and spaces are folded one-for-one in the original view, so
+    // "you’re" meets a pattern written "you're" without a normalised view (see PUNCT_FOLD).
+    const matched = foldPunctuation(text);
+    const bytes = toUtf8(matched);
+    const all = this.runSets(t, matched, bytes);
     const n = t.patterns.length;
     const indices = all.filter((i) => i < n);
-    this.cache = { text, target, indices, bytes };
+    this.cache = { text, target, indices, matched, bytes };
+    // Triage sees the folded text too: non-ASCII that is only such punctuation needs no view.
     return all.length === indices.length ? NOTHING : triageFromMatches(all, n);
   }
 
@@ -105,13 +111,16 @@ export class CompiledRules implements RuleMatcher {
       const view = input.views[v]!;
       let indices: number[];
       let bytes: Buffer;
+      let text: string; // what the sets and spans see; same length as view.text
       const c = this.cache;
       if (v === 0 && c !== null && c.text === view.text && c.target === input.target) {
         indices = c.indices;
         bytes = c.bytes;
+        text = c.matched;
       } else {
-        bytes = toUtf8(view.text);
-        indices = this.runSets(t, view.text, bytes).filter((i) => i < t.patterns.length);
+        text = v === 0 ? foldPunctuation(view.text) : view.text;
+        bytes = toUtf8(text);
+        indices = this.runSets(t, text, bytes).filter((i) => i < t.patterns.length);
       }
       if (indices.length === 0) continue;
       let byteMap: Int32Array | null = null;
@@ -128,10 +137,10 @@ export class CompiledRules implements RuleMatcher {
           // Spans come from the same bytes (no second UTF-8 conversion); byte offsets equal
           // UTF-16 offsets for ASCII, else they go through a map built once per view.
           let found: number;
-          if (bytes.length === view.text.length) {
+          if (bytes.length === text.length) {
             found = collectSpans(ref.spans, bytes, (s, e) => spans.push(view.toOriginal(s, e)));
           } else {
-            const m = (byteMap ??= utf16Offsets(view.text, bytes.length));
+            const m = (byteMap ??= utf16Offsets(text, bytes.length));
             found = collectSpans(ref.spans, bytes, (s, e) => spans.push(view.toOriginal(m[s]!, m[e]!)));
           }
           if (found > 0) confirmed++;
