@@ -246,7 +246,10 @@ const model = {
   heads: { detect: { bias: detect.b, scale: dq.scale, offset: 0 }, type: { bias: type.b, scale: tq.scale, offset: 1 << BITS } },
   threshold_logit: threshold,
   threshold_logit_long: thresholdLong,
-  trained: { rows: rows.length, data: DATA.split('/').pop(), epochs: EPOCHS, l2: L2, lr: LR, seed: SEED },
+  trained: {
+    rows: rows.length, data: DATA.split('/').pop(), extra_benign_chunks: rows.filter((r) => r.category === 'extra-benign').length,
+    extra_benign_source: EXTRA || undefined, features: FEATURES, epochs: EPOCHS, l2: L2, lr: LR, seed: SEED,
+  },
   cv: cv ? { method: cv.method, target_fp: TARGET_FP, target_fp_long: TARGET_FP_LONG, categories: (cv.at_threshold as { categories: unknown }).categories } : undefined,
 };
 const bin = new Int8Array(2 << BITS);
