@@ -39,7 +39,7 @@ export interface ThreatSink {
 export class ScanService {
   private readonly listeners: ((record: ScanRecord) => void)[] = [];
 
-  /** Called with every finished scan (recorded or not), e.g. to keep analytics aggregates. */
+  /** Called with every scan that is recorded (not a clean intermediate stream window), e.g. to keep analytics aggregates. */
   onScan(listener: (record: ScanRecord) => void): void {
     this.listeners.push(listener);
   }
@@ -151,14 +151,15 @@ export class ScanService {
         t.threat_id,
       );
     }
-    for (const listener of this.listeners) {
-      try {
-        listener(record);
-      } catch (err) {
-        log.warn({ err: (err as Error).message }, 'scan listener failed');
+    const recorded = opts.record === undefined || opts.record === true || (opts.record === 'if_threats' && threats.length > 0);
+    if (recorded) {
+      for (const listener of this.listeners) {
+        try {
+          listener(record);
+        } catch (err) {
+          log.warn({ err: (err as Error).message }, 'scan listener failed');
+        }
       }
-    }
-    if (opts.record === undefined || opts.record === true || (opts.record === 'if_threats' && threats.length > 0)) {
       await this.deps.store.put(record).catch((err: unknown) => log.error({ err: (err as Error).message, scan_id: record.scan_id }, 'scan record could not be stored'));
     }
     return record;
