@@ -15,8 +15,10 @@ const ROT13_WORDS =
 
 /** Order matters: triageFromMatches reads them by index. */
 export const TRIAGE_PATTERNS: readonly string[] = [
-  // 0 anything outside ASCII: NFKC, look-alikes, invisible, bidi and tag characters
-  '[^\\x00-\\x7f]',
+  // 0 anything outside ASCII that folding could change: NFKC, look-alikes, invisible, bidi and
+  //   tag characters. Scripts with nothing to fold (Indic, Thai, Hebrew, Arabic, kana, CJK
+  //   ideographs, Hangul) and emoji are left out, so prose in them skips the fold loop.
+  '[^\\x00-\\x7f\\x{0590}-\\x{06FF}\\x{0900}-\\x{0DFF}\\x{0E00}-\\x{0E7F}\\x{3040}-\\x{30FF}\\x{4E00}-\\x{9FFF}\\x{AC00}-\\x{D7AF}\\x{1F300}-\\x{1FAFF}]',
   // 1 a digit inside a word of letters: leetspeak (h4ck, 1gn0r3, y0u)
   '(?i)\\b[a-z0-9]*[a-z][0134579]+[a-z][a-z0-9]*\\b|\\b[0134579][a-z]{3,}\\b',
   // 2 four or more one-letter tokens with short gaps: s p a c e d - o u t (a letter first, so
