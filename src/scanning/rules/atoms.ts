@@ -23,6 +23,44 @@ interface Info {
   exact: string[] | null;
   /** One of these occurs in every match; null when nothing is known. */
   req: string[] | null;
+  /** Rough share of texts containing a match (see literalShare); absent: from `exact`, or 1. */
+  p?: number;
+}
+
+/** Words so frequent in prompts, chats and documents (LLM traffic included) that a literal
+ * needing only one of them matches a large share of texts. */
+const COMMON = new Set(
+  ('a an the and or but if of to in on at by for from with into onto over under about above below after before ' +
+    'is are was were be been being am do does did have has had can could will would shall should may might must ' +
+    'i you he she it we they me him her us them my your his its our their this that these those there here ' +
+    'what which who whom whose when where why how all any each every some no not only just also more most other ' +
+    'such than then now so very too new one two first last next same own up out off down again once as ' +
+    'add put get set use make take give tell show say see look find write read print list send run let keep ' +
+    'please note text data file page user users email message time help need want know like way work part ' +
+    'include information content document question answer response request following ' +
+    'prompt prompts instruction instructions rule rules system model ai assistant chat task code output input').split(' '),
+);
+
+/** Rough share of texts that contain `s` (case-insensitive): a guess from frequency class and
+ * length, good enough to rank prefilter pieces. */
+export function literalShare(s: string): number {
+  const n = [...s].length;
+  if (n === 0) return 1;
+  if (COMMON.has(s)) return 0.4;
+  if (n === 1) return 0.5;
+  if (n === 2) return 0.3;
+  return Math.pow(0.25, n - 2);
+}
+
+/** Share of texts containing any of `xs`: 1 - prod(1 - share). */
+function shareOf(xs: string[]): number {
+  let none = 1;
+  for (const x of xs) none *= 1 - literalShare(x);
+  return 1 - none;
+}
+
+function pOf(i: Info): number {
+  return i.p ?? (i.exact !== null ? shareOf(i.exact) : 1);
 }
 
 class Unsupported extends Error {}
@@ -94,15 +132,20 @@ class Parser {
       else req = null;
     }
     if (exact !== null) exact = exact.length > MAX_EXACT ? null : dedupe(exact);
-    return { exact, req: req === null ? null : dedupe(req) };
+    let none = 1;
+    for (const b of branches) none *= 1 - pOf(b);
+    return { exact, req: req === null ? null : dedupe(req), p: 1 - none };
   }
 
   private concat(): Info {
     let cur: string[] | null = [''];
     let broken = false;
     let best: string[] | null = null;
+    // Every part of a sequence must occur: shares multiply (as if independent).
+    let p = 1;
     const flush = (): void => {
       if (cur !== null && !cur.includes('')) best = better(best, cur);
+      if (cur !== null) p *= shareOf(cur);
       cur = [''];
     };
     while (this.i < this.p.length && this.p[this.i] !== '|' && this.p[this.i] !== ')') {
@@ -118,11 +161,14 @@ class Parser {
       broken = true;
       flush();
       if (item.exact !== null) cur = item.exact;
-      else best = better(best, item.req);
+      else {
+        best = better(best, item.req);
+        p *= pOf(item);
+      }
     }
     const exact = broken ? null : cur;
     flush();
-    return { exact, req: best };
+    return { exact, req: best, p };
   }
 
   private repeat(): Info {
@@ -148,7 +194,7 @@ class Parser {
     }
     const req = atom.req ?? (atom.exact && !atom.exact.includes('') ? atom.exact : null);
     if (min === 1 && max === 1) return atom;
-    return { exact: null, req };
+    return { exact: null, req, p: pOf(atom) };
   }
 
   private atom(): Info {
@@ -311,6 +357,15 @@ export function requiredAtoms(pattern: string, minLength = MIN_ATOM_LENGTH): str
   }
   const atoms = info.req ?? (info.exact && !info.exact.includes('') ? info.exact : null);
   return quality(atoms) >= minLength ? atoms : null;
+}
+
+/** Rough share of texts `pattern` matches (lower is more selective); null if not parsed. */
+export function matchShare(pattern: string): number | null {
+  try {
+    return pOf(new Parser(pattern).parse());
+  } catch {
+    return null;
+  }
 }
 
 /** RE2 source for "contains one of these literals". */

@@ -12,7 +12,7 @@
  * whitespace: `.{0,80}`, `[^\n]*`, `\S+`, `[a-z0-9_-]{1,40}`. Top-level alternatives are
  * handled one by one. Patterns this cannot split are used whole (relaxed, see relax.ts).
  */
-import { requiredAtoms } from './atoms.js';
+import { matchShare, requiredAtoms } from './atoms.js';
 
 const MAX_TIGHT = 4;
 
@@ -136,37 +136,12 @@ function items(p: string): Item[] | null {
   return out;
 }
 
-/** Words so frequent in prompts and documents that a piece needing only one of them matches
- * nearly every text. */
-const COMMON = new Set(
-  ('a an the and or but if of to in on at by for from with into onto over under about above below after before ' +
-    'is are was were be been being am do does did have has had can could will would shall should may might must ' +
-    'i you he she it we they me him her us them my your his its our their this that these those there here ' +
-    'what which who whom whose when where why how all any each every some no not only just also more most other ' +
-    'such than then now so very too new one two first last next same own up out off down again once ' +
-    'add put get set use make take give tell show say see look find write read print list send run let keep ' +
-    'please note text data file page user users email message time help need want know like way work part ' +
-    'include information content document question answer response request following below above ' +
-    'as').split(' '),
-);
-
-/** Expected share of texts an atom occurs in, roughly: common words always, otherwise falling
- * fast with length. */
-function atomCost(a: string): number {
-  const n = [...a].length;
-  if (n <= 1) return 5; // a single character ("?", "[") is in almost every text
-  if (COMMON.has(a)) return 2;
-  if (n === 2) return 1.5;
-  return Math.pow(0.25, n - 2);
-}
-
-/** Higher is more selective: the inverse of how often some required atom should occur. */
+/** Higher is more selective: the inverse of the estimated share of texts the piece matches.
+ * A piece needs a literal to count (a bare `\w+` selects nothing). */
 function score(segment: string): number {
-  const atoms = requiredAtoms(segment, 1);
-  if (atoms === null) return 0;
-  let cost = 0;
-  for (const a of atoms) cost += atomCost(a);
-  return 1 / cost;
+  if (requiredAtoms(segment, 1) === null) return 0;
+  const p = matchShare(segment);
+  return p === null || p <= 0 ? 0 : 1 / p;
 }
 
 function bestSegment(branch: string, flags: string): string | null {
