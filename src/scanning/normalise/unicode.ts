@@ -76,10 +76,12 @@ const PUNCT: Array<[string, string]> = [
 export const PUNCT_FOLD: ReadonlyMap<number, string> = new Map(
   PUNCT.flatMap(([chars, to]) => [...chars].map((c): [number, string] => [c.codePointAt(0)!, to])),
 );
+const NON_ASCII = /[^\x00-\x7f]/;
 const PUNCT_RE = new RegExp(`[${PUNCT.map(([c]) => c).join('')}]`, 'g');
 
 /** The text with PUNCT_FOLD applied; the same string when there is nothing to fold. */
 export function foldPunctuation(text: string): string {
+  if (!NON_ASCII.test(text)) return text; // most text: one fast scan, nothing to fold
   PUNCT_RE.lastIndex = 0;
   if (!PUNCT_RE.test(text)) return text;
   PUNCT_RE.lastIndex = 0;
