@@ -195,7 +195,7 @@ console.log('PORT ' + f.port);`],
         server: { port: 0 },
         auth: { jwt: { secret: 'bench-secret-that-is-at-least-32-bytes!!' }, bootstrap_key: KEY },
         security: { rate_limit: 1_000_000 },
-        scanning: { workers: 1 },
+        scanning: { workers: Number(process.env.BENCH_PROXY_SCAN_WORKERS ?? 1) },
         providers: [{ name: 'bench', type: 'openai', base_url: upstream, models: ['*'], max_retries: 0 }],
       }),
     );
