@@ -54,8 +54,12 @@ export class OpenAIAdapter implements ProviderAdapter {
   }
 
   async stream(req: ChatRequest, signal: AbortSignal): Promise<AsyncIterable<ChatCompletionChunk>> {
-    // Always ask for usage: spend accounting needs it; the proxy strips it if the client didn't ask.
-    const body = { ...req, stream: true, stream_options: { ...(req.stream_options ?? {}), include_usage: true } };
+    // Ask for usage (spend accounting needs it; the proxy strips it if the client didn't ask),
+    // unless the provider is configured as one that rejects stream_options.
+    const body: ChatRequest =
+      this.config.stream_usage === false
+        ? { ...req, stream: true }
+        : { ...req, stream: true, stream_options: { ...(req.stream_options ?? {}), include_usage: true } };
     const res = await this.transport.open({
       method: 'POST',
       url: this.chatUrl(req.model),
@@ -64,7 +68,41 @@ export class OpenAIAdapter implements ProviderAdapter {
       signal,
       streaming: true,
     });
+    const type = String(res.headers['content-type'] ?? '');
+    if (type.includes('application/json')) return this.fromJson(res);
     return this.chunks(res);
+  }
+
+  /** Some OpenAI-compatible servers ignore `stream: true` and answer JSON: replay it as chunks. */
+  private async *fromJson(res: Awaited<ReturnType<Transport['open']>>): AsyncGenerator<ChatCompletionChunk> {
+    let text: string;
+    try {
+      text = await this.transport.readBody(res);
+    } catch (err) {
+      throw res.fail(err);
+    } finally {
+      res.done();
+    }
+    let c: ChatCompletion;
+    try {
+      c = JSON.parse(text) as ChatCompletion;
+    } catch {
+      throw upstreamBadResponse(this.config.name, 'truncated or malformed JSON');
+    }
+    if (!c || !Array.isArray(c.choices)) throw upstreamBadResponse(this.config.name, 'no choices in the completion');
+    const base = { id: c.id, object: 'chat.completion.chunk' as const, created: c.created, model: c.model, system_fingerprint: c.system_fingerprint ?? null };
+    for (const ch of c.choices) {
+      const m = ch.message ?? { role: 'assistant', content: null };
+      yield { ...base, choices: [{ index: ch.index, delta: { role: 'assistant', content: m.content ?? '' }, finish_reason: null }] };
+      if (m.tool_calls?.length) {
+        yield {
+          ...base,
+          choices: [{ index: ch.index, delta: { tool_calls: m.tool_calls.map((t, i) => ({ index: i, id: t.id, type: 'function' as const, function: { ...t.function } })) }, finish_reason: null }],
+        };
+      }
+      yield { ...base, choices: [{ index: ch.index, delta: {}, finish_reason: ch.finish_reason ?? 'stop' }] };
+    }
+    if (c.usage) yield { ...base, choices: [], usage: c.usage };
   }
 
   private async *chunks(res: Awaited<ReturnType<Transport['open']>>): AsyncGenerator<ChatCompletionChunk> {

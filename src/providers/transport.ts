@@ -119,6 +119,11 @@ export class Transport {
     }
   }
 
+  /** The whole body of an opened response, bounded by max_response_bytes. */
+  readBody(res: OpenResponse): Promise<string> {
+    return readBounded(res.body, this.provider.max_response_bytes, this.provider.name, false);
+  }
+
   /** Streamed: the SSE events of the body, bounded in total size. */
   async *sse(res: OpenResponse): AsyncGenerator<EventSourceMessage> {
     const p = this.provider;

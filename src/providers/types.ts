@@ -34,6 +34,9 @@ export interface ProviderConfig {
   /** Anthropic: `anthropic-version` header, and max_tokens when the client sends none. */
   anthropic_version?: string;
   default_max_tokens?: number;
+  /** OpenAI-compatible: ask for `stream_options.include_usage` when streaming (default true;
+   * false for servers that reject the option – streamed spend is then not counted). */
+  stream_usage?: boolean;
   /** Extra static headers for the upstream (e.g. OpenAI-Organization). */
   headers?: Record<string, string>;
   /** Circuit breaker: consecutive failures that open it, and how long it stays open. */

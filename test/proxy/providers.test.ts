@@ -65,6 +65,18 @@ describe('providers: OpenAI-compatible adapter against the fake upstream', funct
     await a.close();
   });
 
+  it('a server that ignores stream:true and answers JSON is replayed as chunks; stream_usage:false omits stream_options', async () => {
+    const a = new OpenAIAdapter(provider({ base_url: up.url, stream_usage: false }));
+    up.queue({ kind: 'reply', content: 'whole answer', ignore_stream: true, tool_calls: [{ id: 'c1', name: 'f', arguments: '{}' }] });
+    const chunks = await collect(await a.stream(req(), signal()));
+    expect(up.received[0]!.body.stream_options).to.equal(undefined);
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).to.equal('whole answer');
+    expect(chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? [])[0]).to.deep.include({ id: 'c1', index: 0 });
+    expect(chunks.find((c) => c.choices[0]?.finish_reason)!.choices[0]!.finish_reason).to.equal('tool_calls');
+    expect(chunks.at(-1)!.usage!.total_tokens).to.be.greaterThan(0);
+    await a.close();
+  });
+
   it('Azure: deployment URL with api-version and the api-key header, no Bearer', async () => {
     const a = new OpenAIAdapter(
       provider({ type: 'azure_openai', base_url: `http://127.0.0.1:${up.port}`, api_version: '2024-06-01', deployments: { 'fake-model': 'my-deploy' } }),

@@ -15,7 +15,7 @@ export interface FakeToolCall {
 
 export type Behaviour =
   /** Answers (streamed if the request asks). Default content echoes the last user message. */
-  | { kind: 'reply'; content?: string; pieces?: string[]; leak_system?: boolean; tool_calls?: FakeToolCall[]; finish_reason?: string; usage?: { prompt: number; completion: number }; delay_ms?: number; piece_delay_ms?: number }
+  | { kind: 'reply'; content?: string; pieces?: string[]; leak_system?: boolean; ignore_stream?: boolean; tool_calls?: FakeToolCall[]; finish_reason?: string; usage?: { prompt: number; completion: number }; delay_ms?: number; piece_delay_ms?: number }
   | { kind: 'error'; status: number; body?: unknown; headers?: Record<string, string> }
   /** Streams `pieces` then goes silent without ending (or, not streamed, never answers). */
   | { kind: 'stall'; pieces?: string[] }
@@ -222,7 +222,7 @@ export class FakeUpstream {
       }
       case 'reply': {
         if (b.delay_ms) await sleep(b.delay_ms);
-        if (!stream) return this.json(res, 200, this.completion(body, b));
+        if (!stream || b.ignore_stream) return this.json(res, 200, this.completion(body, b));
         return this.streamReply(body, b, res);
       }
     }
