@@ -197,6 +197,46 @@ describe('chat completions through Warden with the official openai client', func
     expect(s.text).to.equal(long);
   });
 
+  it('refusal mode ends a stream whose output is blocked with content_filter instead of an error', async () => {
+    h.config.security.block_response = 'refusal';
+    h.config.security.stream_chunk_chars = 64;
+    h.config.security.stream_overlap_chars = 32;
+    const lead = 'Some perfectly harmless words about the weather and the sea. '.repeat(4);
+    up.queue({ kind: 'reply', pieces: [...lead.match(/.{1,10}/g)!, `key ${SECRET}`] });
+    const s = await streamText(await h.client.chat.completions.create({ model: 'fake-model', stream: true, messages: [{ role: 'user', content: 'tell me' }] }));
+    expect(s.text).not.to.contain('AKIA');
+    expect(s.text.length).to.be.greaterThan(0);
+    expect(s.chunks.at(-1)!.choices[0]!.finish_reason).to.equal('content_filter');
+  });
+
+  it('an upstream that stalls after text was released ends the stream with an error event the SDK raises', async () => {
+    h.config.security.stream_chunk_chars = 64;
+    h.config.security.stream_overlap_chars = 16;
+    await h.close();
+    h = await startHarness({ providers: providers(up, { stream_idle_timeout_ms: 300, max_retries: 0 }) });
+    h.config.security.stream_chunk_chars = 64;
+    h.config.security.stream_overlap_chars = 16;
+    up.queue({ kind: 'stall', pieces: ['a long opening sentence that is well over sixty-four characters, released first. ', 'then silence'] });
+    let got = '';
+    let err: unknown;
+    try {
+      for await (const c of await h.client.chat.completions.create({ model: 'fake-model', stream: true, messages: [{ role: 'user', content: 'go' }] })) got += c.choices[0]?.delta?.content ?? '';
+    } catch (e) {
+      err = e;
+    }
+    expect(got.length).to.be.greaterThan(40);
+    expect(err).to.be.instanceOf(OpenAI.APIError);
+    expect((err as InstanceType<typeof OpenAI.APIError>).code).to.equal('upstream_timeout');
+  });
+
+  it('buffer mode releases a clean stream whole, chunk for chunk', async () => {
+    h.config.security.stream_mode = 'buffer';
+    up.queue({ kind: 'reply', pieces: ['one ', 'two ', 'three'] });
+    const s = await streamText(await h.client.chat.completions.create({ model: 'fake-model', stream: true, messages: [{ role: 'user', content: 'count' }] }));
+    expect(s.text).to.equal('one two three');
+    expect(s.chunks.filter((c) => c.choices[0]?.delta?.content).map((c) => c.choices[0]!.delta.content)).to.deep.equal(['one ', 'two ', 'three']);
+  });
+
   it('the canary planted in the system prompt is caught when the model leaks it', async () => {
     h.config.security.canary = true;
     up.queue({ kind: 'reply', leak_system: true });
