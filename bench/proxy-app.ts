@@ -14,6 +14,7 @@ import type { WardenState } from '../src/http/state.js';
 import { registerChatRoutes } from '../src/http/routes/chat.js';
 import { log } from '../src/log.js';
 import { createHttpMetrics, createRegistry } from '../src/metrics/registry.js';
+import { normaliseProvider } from '../src/providers/config.js';
 import { createPoolScanner } from '../src/proxy/pool-scanner.js';
 import { createProxy, type ProxyConfig } from '../src/proxy/wiring.js';
 import { DEFAULT_POLICY } from '../src/scanning/policy.js';
@@ -24,7 +25,7 @@ if (!upstream) throw new Error('UPSTREAM_URL is required');
 const registry = createRegistry();
 const pool = await ScanPool.create({ workers: Number(process.env.SCAN_WORKERS ?? 1), metrics: registry });
 const config: ProxyConfig = {
-  providers: [{ name: 'bench', type: 'openai', base_url: upstream, models: ['*'], priority: 1, timeout_ms: 30_000, max_retries: 0 }],
+  providers: [normaliseProvider({ name: 'bench', type: 'openai', base_url: upstream, max_retries: 0 }) as ProxyConfig['providers'][number]],
   pricing: {},
   spend: { thresholds: [] },
   health_checks: { interval_ms: 60_000, timeout_ms: 5_000, degraded_latency_ms: 2_000 },

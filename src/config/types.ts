@@ -15,6 +15,14 @@ export interface ProviderConfig {
   timeout_ms: number;
   max_retries: number;
   headers?: Record<string, string>;
+  stream_idle_timeout_ms: number;
+  retry_backoff_ms: number;
+  max_response_bytes: number;
+  breaker_failures: number;
+  breaker_cooldown_ms: number;
+  anthropic_version?: string;
+  default_max_tokens?: number;
+  stream_usage: boolean;
 }
 
 export interface SpendThreshold {
@@ -59,6 +67,8 @@ export interface WardenConfig {
     scan_timeout_ms: number;
     block_response: 'error' | 'refusal';
     stream_mode: 'buffer' | 'incremental';
+    stream_chunk_chars: number;
+    stream_overlap_chars: number;
     canary: boolean;
   };
   limits: { max_body_bytes: number; batch_max_items: number; max_json_depth: number };

@@ -13,6 +13,8 @@ export const securitySchema = {
     scan_timeout_ms: { type: 'integer', minimum: 1, maximum: 60000, default: 2000 },
     block_response: { enum: ['error', 'refusal'], default: 'error', description: 'Blocked chat request: 400 security_violation, or a refusal completion.' },
     stream_mode: { enum: ['buffer', 'incremental'], default: 'incremental', description: 'How streamed model output is scanned before release.' },
+    stream_chunk_chars: { type: 'integer', minimum: 16, maximum: 65536, default: 384, description: 'incremental: release streamed text once this many characters wait (scanned first).' },
+    stream_overlap_chars: { type: 'integer', minimum: 0, maximum: 16384, default: 128, description: 'incremental: characters held back and rescanned with the next window (longer than any secret to catch).' },
     canary: { type: 'boolean', default: false, description: 'Plant a canary token in the system prompt and block outputs that leak it.' },
   },
 } as const;
