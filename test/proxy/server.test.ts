@@ -12,8 +12,10 @@ describe('chat completions in the running Warden', function () {
   before(async () => {
     up = await FakeUpstream.start({ models: ['fake-model'] });
     w = await startWarden({
-      providers: [{ name: 'fake', type: 'openai', base_url: up.url, api_key: 'sk-upstream-key-for-e2e-0001', models: ['fake-*'] }],
-      security: { rate_limit: 1000 },
+      providers: [
+        { name: 'fake', type: 'openai', base_url: up.url, api_key: 'sk-upstream-key-for-e2e-0001', models: ['fake-*'], stream_idle_timeout_ms: 5000, max_response_bytes: 1048576, breaker_failures: 3 },
+      ],
+      security: { rate_limit: 1000, stream_chunk_chars: 128, stream_overlap_chars: 64 },
       scanning: { workers: 1 },
     });
   });
