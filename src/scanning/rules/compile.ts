@@ -4,12 +4,10 @@
  * number of rules. Only rules whose condition those candidates satisfy run their exact RE2s,
  * which confirm the match and give the spans.
  *
- * The prefilter holds each pattern in a cheaper superset form (its most selective gap-free
- * piece, segment.ts, or relaxed counts, relax.ts) in sets of at most SET_SIZE patterns: one set
- * of every shipped pattern as written measured ~2 MB/s because the DFA's states multiply across
- * patterns with long gaps and its cache thrashes; these forms in two sets run ~50x faster.
- * The normaliser's triage patterns ride in the last set of each target, so the original text
- * is passed over once for both.
+ * The prefilter holds each pattern in a cheaper superset form, grouped into sets that stay clear
+ * of the RE2.Set DFA cliff (prefilter.ts): one set of every shipped pattern as written measured
+ * ~1-2 MB/s. The normaliser's triage patterns ride in the last set of each target, so the
+ * original text is passed over once for both.
  */
 import RE2 from 're2';
 import { log } from '../../log.js';
@@ -18,8 +16,8 @@ import { foldPunctuation } from '../normalise/unicode.js';
 import type { NormalisedInput, RuleHit, RuleMatcher, Span, Target } from '../types.js';
 import { TARGETS } from '../types.js';
 import type { RuleSet } from './load.js';
-import { relaxPattern, withoutCaptures } from './relax.js';
-import { prefilterSegment } from './segment.js';
+import { buildPrefilterSets, prefilterForm } from './prefilter.js';
+import { withoutCaptures } from './relax.js';
 import { requiredMatches, type RuleSpec } from './schema.js';
 
 const MAX_SPANS_PER_PATTERN = 8;
@@ -41,41 +39,6 @@ interface TargetRules {
    * the normaliser's triage patterns, at indices >= patterns.length. */
   sets: RE2Set[];
   bases: number[];
-}
-
-/** Patterns per prefilter set, at most (sets are balanced). An RE2.Set's DFA has a cliff: past
- * some number of patterns its states multiply and the cache thrashes (on the shipped rules: 120
- * ASCII patterns in one set ~250 MB per CPU-second, 130 ~15). 60 keeps well clear of it. */
-const SET_SIZE = 60;
-
-/**
- * Groups prefilter sources into sets. Patterns with non-ASCII literals (rules for other
- * scripts) go into sets of their own: mixed into the English sets they pushed those over the
- * cliff (measured: 45 such patterns alone ~470 MB per CPU-s; added to 120 English ones, the set
- * fell from ~240 to ~10). The normaliser's triage patterns ride in the last set.
- */
-function buildPrefilterSets(sources: string[]): { sets: RE2Set[]; bases: number[]; order: number[] } {
-  const ascii: number[] = [];
-  const other: number[] = [];
-  sources.forEach((src, i) => (/[^\x00-\x7f]/.test(src) ? other : ascii).push(i));
-  const groups: number[][] = [];
-  for (const part of [ascii, other]) {
-    if (part.length === 0) continue;
-    const n = Math.ceil(part.length / SET_SIZE);
-    const per = Math.ceil(part.length / n);
-    for (let i = 0; i < part.length; i += per) groups.push(part.slice(i, i + per));
-  }
-  if (groups.length === 0) groups.push([]);
-  const sets: RE2Set[] = [];
-  const bases: number[] = [];
-  const order: number[] = [];
-  groups.forEach((g, k) => {
-    bases.push(order.length);
-    order.push(...g);
-    const last = k === groups.length - 1;
-    sets.push(new RE2.Set([...g.map((i) => sources[i]!), ...(last ? TRIAGE_PATTERNS : [])], 'iu'));
-  });
-  return { sets, bases, order };
 }
 
 export class CompiledRules implements RuleMatcher {
@@ -256,21 +219,6 @@ function collectSpans(re: RE2, bytes: Buffer, push: (start: number, end: number)
   }
   re.lastIndex = 0;
   return n;
-}
-
-/** Most selective gap-free piece (segment.ts), else the relaxed pattern (relax.ts), else the
- * pattern itself: each a superset of the pattern, the first RE2 accepts wins. */
-function prefilterForm(pattern: string): string {
-  for (const candidate of [prefilterSegment(pattern), relaxPattern(pattern)]) {
-    if (candidate === null || candidate === pattern) continue;
-    try {
-      new RE2(candidate, 'iu');
-      return candidate;
-    } catch {
-      /* try the next form */
-    }
-  }
-  return pattern;
 }
 
 function spanRegex(pattern: string): RE2 {

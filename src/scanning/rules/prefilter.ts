@@ -1,0 +1,72 @@
+/**
+ * Builds the RE2.Set prefilters of one target.
+ *
+ * Each pattern goes in as a cheaper SUPERSET form: its most selective gap-free piece
+ * (segment.ts) or, failing that, with large counts relaxed (relax.ts); the exact pattern later
+ * confirms every candidate.
+ *
+ * Grouping matters more than anything else for speed. An RE2.Set's DFA has a cliff: past some
+ * mix of patterns its states multiply, the DFA cache thrashes and the set slows down 20-500x.
+ * Measured on the shipped rules (MB per CPU-second, bench corpus): 45 patterns in other scripts
+ * alone ~470, mixed into 120 English ones ~10; English sets of 28 or 56 ~1.3-2x the cost of a
+ * 7-pattern set, one particular set of 84 ~140x, all 168 ~600x. So:
+ *  - patterns with non-ASCII literals get sets of their own;
+ *  - sets hold at most SET_SIZE patterns, balanced, well below where the cliff was seen.
+ * Calibrating the grouping at start-up on a small sample was tried and dropped: a sample small
+ * enough to be quick lets the DFA cache every state and never shows the cliff.
+ * The normaliser's triage patterns ride in the last set.
+ */
+import RE2 from 're2';
+import { TRIAGE_PATTERNS } from '../normalise/triage.js';
+import { relaxPattern } from './relax.js';
+import { prefilterSegment } from './segment.js';
+
+type RE2Set = InstanceType<typeof RE2.Set>;
+
+const SET_SIZE = 50;
+
+/** The prefilter form of one pattern (always a superset of it, always compiles). */
+export function prefilterForm(pattern: string): string {
+  for (const candidate of [prefilterSegment(pattern), relaxPattern(pattern)]) {
+    if (candidate === null || candidate === pattern) continue;
+    try {
+      new RE2(candidate, 'iu');
+      return candidate;
+    } catch {
+      /* try the next form */
+    }
+  }
+  return pattern;
+}
+
+export interface PrefilterSets {
+  sets: RE2Set[];
+  /** Set k covers positions [bases[k], bases[k] + size) of `order`. */
+  bases: number[];
+  /** order[position] = index into the `sources` given. */
+  order: number[];
+}
+
+export function buildPrefilterSets(sources: string[], maxPerSet = SET_SIZE): PrefilterSets {
+  const ascii: number[] = [];
+  const other: number[] = [];
+  sources.forEach((src, i) => (/[^\x00-\x7f]/.test(src) ? other : ascii).push(i));
+  const groups: number[][] = [];
+  for (const part of [ascii, other]) {
+    if (part.length === 0) continue;
+    const n = Math.ceil(part.length / maxPerSet);
+    const per = Math.ceil(part.length / n);
+    for (let i = 0; i < part.length; i += per) groups.push(part.slice(i, i + per));
+  }
+  if (groups.length === 0) groups.push([]);
+  const sets: RE2Set[] = [];
+  const bases: number[] = [];
+  const order: number[] = [];
+  groups.forEach((g, k) => {
+    bases.push(order.length);
+    order.push(...g);
+    const withTriage = k === groups.length - 1;
+    sets.push(new RE2.Set([...g.map((i) => sources[i]!), ...(withTriage ? TRIAGE_PATTERNS : [])], 'iu'));
+  });
+  return { sets, bases, order };
+}
