@@ -176,6 +176,18 @@ describe('authentication', function () {
       expect((await create({ name: 'x', role: 'service', rate_limit: 0 })).status).to.equal(400);
     });
 
+    it('accepts a key as a bearer token (as OpenAI SDKs send it) with the same checks', async function () {
+      const { body } = await create({ name: 'bearer', role: 'service' });
+      const ok = await get(w, { Authorization: `Bearer ${body.key}` }, '/v1/auth/whoami');
+      expect(ok.status).to.equal(200);
+      expect((ok.body as unknown as { method: string; key_id: string })).to.include({ method: 'api_key', key_id: body.id });
+      expect((await get(w, { Authorization: `Bearer svc_${'B'.repeat(43)}` })).status).to.equal(401);
+      await fetch(`${w.url}/v1/keys/${body.id}`, { method: 'DELETE', headers: { 'X-API-Key': w.adminKey } });
+      const revoked = await get(w, { Authorization: `Bearer ${body.key}` });
+      expect(revoked.status).to.equal(401);
+      expect(revoked.body.error!.message).to.match(/revoked/);
+    });
+
     it('answers 404 when revoking an unknown key', async function () {
       const res = await fetch(`${w.url}/v1/keys/key_nope`, { method: 'DELETE', headers: { 'X-API-Key': w.adminKey } });
       expect(res.status).to.equal(404);

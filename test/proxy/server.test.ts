@@ -38,6 +38,23 @@ describe('chat completions in the running Warden', function () {
     expect(JSON.stringify(up.chatRequests)).not.to.contain(token);
   });
 
+  it('takes a Warden API key as the SDK apiKey (Authorization: Bearer svc_...), and refuses a revoked one', async () => {
+    const made = await fetch(`${w.url}/v1/keys`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': w.adminKey }, body: JSON.stringify({ name: 'sdk', role: 'service' }) });
+    const { key, id } = (await made.json()) as { key: string; id: string };
+    const client = new OpenAI({ apiKey: key, baseURL: `${w.url}/v1`, maxRetries: 0 });
+    const r = await client.chat.completions.create({ model: 'fake-model', messages: [{ role: 'user', content: 'Hello with a key' }] });
+    expect(r.choices[0]!.message.content).to.equal('echo: Hello with a key');
+    expect(JSON.stringify(up.chatRequests)).not.to.contain(key);
+    await fetch(`${w.url}/v1/keys/${id}`, { method: 'DELETE', headers: { 'x-api-key': w.adminKey } });
+    let error: unknown;
+    try {
+      await client.chat.completions.create({ model: 'fake-model', messages: [{ role: 'user', content: 'again' }] });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).to.be.instanceOf(OpenAI.AuthenticationError);
+  });
+
   it('accepts an X-API-Key caller too', async () => {
     const res = await fetch(`${w.url}/v1/chat/completions`, {
       method: 'POST',

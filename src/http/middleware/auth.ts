@@ -38,29 +38,15 @@ async function identify(
 
   if (authorization) {
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
-    if (!match) throw fail('malformed_authorization', 'The Authorization header must be "Bearer <JWT>".');
+    if (!match) throw fail('malformed_authorization', 'The Authorization header must be "Bearer <JWT>" or "Bearer svc_...".');
+    // OpenAI SDKs send their apiKey as a bearer token; a Warden API key there is an API key
+    // (a JWT never starts with svc_), so `new OpenAI({ apiKey: 'svc_...' })` just works.
+    if (match[1]!.startsWith('svc_')) return fromApiKey(match[1]!, { keys, fail }, lastTouched);
     return fromToken(match[1]!, 'jwt', jwt, fail);
   }
   if (apiKey) {
     if (!apiKey.startsWith('svc_')) throw fail('key_prefix', 'API keys start with "svc_".');
-    const found = await keys.lookup(apiKey).catch((err: unknown) => {
-      if (err instanceof KeyStoreUnavailableError) {
-        throw new ApiError(503, 'api_error', 'API keys cannot be checked right now (the key store is unreachable); retry shortly or use a JWT.', {
-          code: 'credential_store_unavailable',
-          headers: { 'Retry-After': '1' },
-        });
-      }
-      throw err;
-    });
-    if (!found.ok) {
-      throw fail(`key_${found.reason}`, found.reason === 'revoked' ? 'This API key has been revoked.' : found.reason === 'expired' ? 'This API key has expired.' : 'Unknown API key.');
-    }
-    const now = Date.now();
-    if ((lastTouched.get(found.key.id) ?? 0) < now - TOUCH_EVERY_MS) {
-      lastTouched.set(found.key.id, now);
-      void keys.touch(found.key.id, new Date(now)).catch(() => undefined);
-    }
-    return { method: 'api_key', subject: found.key.id, keyId: found.key.id, role: found.key.role, rateLimit: found.key.rate_limit ?? undefined };
+    return fromApiKey(apiKey, { keys, fail }, lastTouched);
   }
   if (cookie) {
     const principal = await fromToken(cookie, 'cookie', jwt, fail);
@@ -68,6 +54,31 @@ async function identify(
     return principal;
   }
   throw fail('missing');
+}
+
+async function fromApiKey(
+  apiKey: string,
+  { keys, fail }: { keys: ApiKeyStore; fail: (r: string, m?: string) => Error },
+  lastTouched: Map<string, number>,
+): Promise<Principal> {
+  const found = await keys.lookup(apiKey).catch((err: unknown) => {
+    if (err instanceof KeyStoreUnavailableError) {
+      throw new ApiError(503, 'api_error', 'API keys cannot be checked right now (the key store is unreachable); retry shortly or use a JWT.', {
+        code: 'credential_store_unavailable',
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    throw err;
+  });
+  if (!found.ok) {
+    throw fail(`key_${found.reason}`, found.reason === 'revoked' ? 'This API key has been revoked.' : found.reason === 'expired' ? 'This API key has expired.' : 'Unknown API key.');
+  }
+  const now = Date.now();
+  if ((lastTouched.get(found.key.id) ?? 0) < now - TOUCH_EVERY_MS) {
+    lastTouched.set(found.key.id, now);
+    void keys.touch(found.key.id, new Date(now)).catch(() => undefined);
+  }
+  return { method: 'api_key', subject: found.key.id, keyId: found.key.id, role: found.key.role, rateLimit: found.key.rate_limit ?? undefined };
 }
 
 async function fromToken(token: string, method: 'jwt' | 'cookie', jwt: JwtService, fail: (r: string, m?: string) => Error): Promise<Principal> {
