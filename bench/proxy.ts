@@ -199,26 +199,13 @@ console.log('PORT ' + f.port);`],
         providers: [{ name: 'bench', type: 'openai', base_url: upstream, models: ['*'], max_retries: 0 }],
       }),
     );
-    let warden: Target | null = null;
-    try {
-      const w = await child([join(DIST, 'src/cli/warden.js'), 'serve', '--config', cfg], { WARDEN_LOG_LEVEL: 'info' }, /"url":"([^"]+)".*"msg":"warden ready"/);
-      procs.push(w.proc);
-      warden = { name: 'Warden (auth, rate limit, scanning)', url: `${w.match[1]}/v1/chat/completions`, headers: { 'x-api-key': KEY } };
-      const status = await preflight(warden);
-      if (status !== 200) {
-        console.log(`  note: warden serve answered ${status} on /v1/chat/completions; measuring the proxy on the foundation's stages instead (no auth/rate limit).`);
-        warden = null;
-      }
-    } catch (err) {
-      console.log(`  note: warden serve did not start (${(err as Error).message.split('\n')[0]}); measuring the standalone proxy app.`);
-    }
-    if (!warden) {
-      const app = await child([join(DIST, 'bench/proxy-app.js')], { UPSTREAM_URL: upstream, WARDEN_LOG_LEVEL: 'warn' }, /PORT (\d+)/);
-      procs.push(app.proc);
-      warden = { name: 'Warden proxy (scanning, no auth)', url: `http://127.0.0.1:${app.match[1]}/v1/chat/completions`, headers: {} };
-      const status = await preflight(warden);
-      if (status !== 200) throw new Error(`the standalone proxy answered ${status}`);
-    }
+    // The real thing: `warden serve` with authentication, rate limiting and scanning. If it does
+    // not answer, the bench fails rather than measure something else.
+    const served = await child([join(DIST, 'src/cli/warden.js'), 'serve', '--config', cfg], { WARDEN_LOG_LEVEL: 'info' }, /"url":"([^"]+)".*"msg":"warden ready"/);
+    procs.push(served.proc);
+    const warden: Target = { name: 'Warden (auth, rate limit, scanning)', url: `${served.match[1]}/v1/chat/completions`, headers: { 'x-api-key': KEY } };
+    const status = await preflight(warden);
+    if (status !== 200) throw new Error(`warden serve answered ${status} on /v1/chat/completions`);
     targets.push(warden);
 
     // Portkey's open-source gateway in front of the same upstream, if installed.

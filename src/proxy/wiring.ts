@@ -123,7 +123,7 @@ export interface ProxyLifecycle {
 /**
  * Wires the proxy into the running service: POST /v1/chat/completions, the `providers` and
  * `spend` sections of /status, reload and shutdown. Pass `proxy.providers` to the
- * /health/providers route. `scanner`: createPoolScanner(...) over the scanning pool.
+ * /health/providers route. `scanner`: chatScannerOf(scanService) (src/scans/chat-scanner.ts).
  */
 export function wireProxy(opts: {
   api: Api;

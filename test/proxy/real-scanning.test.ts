@@ -1,8 +1,13 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
+import { loadConfig } from '../../src/config/load.js';
+import { createRegistry } from '../../src/metrics/registry.js';
+import { chatScannerOf } from '../../src/scans/chat-scanner.js';
+import { MemoryScanStore } from '../../src/scans/memory-store.js';
+import { createScanRecordMetrics } from '../../src/scans/metrics.js';
+import type { ScanRecord } from '../../src/scans/record.js';
+import { ScanService } from '../../src/scans/service.js';
 import { ScanPool } from '../../src/scanning/pool.js';
-import { DEFAULT_POLICY } from '../../src/scanning/policy.js';
-import { createPoolScanner, type ChatScanRecord } from '../../src/proxy/pool-scanner.js';
 import { FakeUpstream } from '../support/fake-upstream.js';
 import { CapturedEvents, startHarness, type Harness } from './harness.js';
 
@@ -12,7 +17,7 @@ describe('chat completions scanned by the real scanning pool', function () {
   let pool: ScanPool;
   let up: FakeUpstream;
   let h: Harness;
-  const records: ChatScanRecord[] = [];
+  let records: ScanRecord[] = [];
   const events = new CapturedEvents();
 
   before(async () => {
@@ -22,10 +27,15 @@ describe('chat completions scanned by the real scanning pool', function () {
     await pool.close();
   });
   beforeEach(async () => {
-    records.length = 0;
+    records = [];
     events.events.length = 0;
     up = await FakeUpstream.start();
-    const scanner = createPoolScanner({ pool, policy: () => DEFAULT_POLICY, instanceId: 'ins_test', events, record: (r) => void records.push(r) });
+    // The scan service the running Warden uses, recording into a store of its own per test.
+    const store = new MemoryScanStore(() => ({ maxScans: 1000, retentionDays: 1 }));
+    const { config } = loadConfig({ env: {} });
+    const service = new ScanService({ pool, store, events, metrics: createScanRecordMetrics(createRegistry()), config: () => config, instanceId: 'ins_test' });
+    service.onScan((r) => records.push(r));
+    const scanner = chatScannerOf(service);
     h = await startHarness({ providers: [{ name: 'main', type: 'openai', base_url: up.url }], scanner });
   });
   afterEach(async () => {
