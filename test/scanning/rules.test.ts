@@ -5,6 +5,8 @@ import { loadRuleSet, RuleLoadError, formatIssue, type RuleIssue } from '../../s
 import { CompiledRules } from '../../src/scanning/rules/compile.js';
 import { relaxPattern } from '../../src/scanning/rules/relax.js';
 import { prefilterSegment } from '../../src/scanning/rules/segment.js';
+import { buildPrefilterSets } from '../../src/scanning/rules/prefilter.js';
+import { TRIAGE_PATTERNS } from '../../src/scanning/normalise/triage.js';
 import { runRuleTests } from '../../src/scanning/rules/tests.js';
 import { normalise } from '../../src/scanning/normalise/index.js';
 import { FIXTURE_RULES, ROOT, ruleYaml, tempDir, writeFiles } from './helpers.js';
@@ -172,6 +174,18 @@ describe('scanning/rules matching', () => {
     }
     expect(prefilterSegment('\\bno\\s+gaps\\s+here\\b')).to.equal(null); // used whole
     expect(prefilterSegment('a|b.{0,50}c')).to.match(/^\(\?:a\)\|/); // each alternative on its own
+  });
+
+  it('splits a prefilter set RE2 cannot compile until it fits, keeping every pattern once', () => {
+    const heavy = '(\\w+\\s+){0,200}[a-z]{1,1000}'; // 8 fit in one set, 16 do not
+    expect(() => new RE2.Set(Array(16).fill(heavy), 'iu')).to.throw();
+    const sources = [...Array(16).fill(heavy), 'hello', 'привет'];
+    const built = buildPrefilterSets(sources, 1000);
+    expect(built.sets.length).to.be.at.least(3); // split English + its own set for non-ASCII
+    expect([...built.order].sort((a, b) => a - b)).to.deep.equal(sources.map((_, i) => i));
+    expect(built.always).to.deep.equal([]);
+    // the triage patterns ride at the end of one set
+    expect(built.sets[built.triageSet]!.size - built.triageOffset).to.equal(TRIAGE_PATTERNS.length);
   });
 
   it('relaxes only large counts, outside classes and escapes', () => {

@@ -35,10 +35,14 @@ interface TargetRules {
   rules: RuleSpec[];
   need: Int32Array;
   patterns: PatternRef[];
-  /** Prefilter sets; set k covers patterns [bases[k], bases[k] + size). The last set also holds
-   * the normaliser's triage patterns, at indices >= patterns.length. */
+  /** Prefilter sets; set k covers patterns [bases[k], bases[k] + size). */
   sets: RE2Set[];
   bases: number[];
+  /** Patterns no set could hold: candidates for every text. */
+  always: number[];
+  /** Set holding the triage patterns, from this set-local index on. */
+  triageSet: number;
+  triageOffset: number;
 }
 
 export class CompiledRules implements RuleMatcher {
@@ -64,12 +68,21 @@ export class CompiledRules implements RuleMatcher {
           sources.push(prefilterForm(p));
         }
       });
-      const { sets, bases, order } = buildPrefilterSets(sources);
+      const { sets, bases, order, always, triageSet, triageOffset } = buildPrefilterSets(sources);
       // Sets index patterns in `order`; reorder the exact patterns the same way.
       const ordered = order.map((i) => patterns[i]!);
       patterns.length = 0;
       patterns.push(...ordered);
-      this.byTarget.set(target, { rules, need: Int32Array.from(rules.map((r) => requiredMatches(r))), patterns, sets, bases });
+      this.byTarget.set(target, {
+        rules,
+        need: Int32Array.from(rules.map((r) => requiredMatches(r))),
+        patterns,
+        sets,
+        bases,
+        always,
+        triageSet,
+        triageOffset,
+      });
     }
   }
 
@@ -81,12 +94,11 @@ export class CompiledRules implements RuleMatcher {
     // "you’re" meets a pattern written "you're" without a normalised view (see PUNCT_FOLD).
     const matched = foldPunctuation(text);
     const bytes = toUtf8(matched);
-    const all = this.runSets(t, matched, bytes);
-    const n = t.patterns.length;
-    const indices = all.filter((i) => i < n);
+    const triage: number[] = [];
+    const indices = this.runSets(t, matched, bytes, triage);
     this.cache = { text, target, indices, matched, bytes };
     // Triage sees the folded text too: non-ASCII that is only such punctuation needs no view.
-    return all.length === indices.length ? NOTHING : triageFromMatches(all, n);
+    return triage.length === 0 ? NOTHING : triageFromMatches(triage, 0);
   }
 
   match(input: NormalisedInput): RuleHit[] {
@@ -108,7 +120,7 @@ export class CompiledRules implements RuleMatcher {
       } else {
         text = v === 0 ? foldPunctuation(view.text) : view.text;
         bytes = toUtf8(text);
-        indices = this.runSets(t, text, bytes).filter((i) => i < t.patterns.length);
+        indices = this.runSets(t, text, bytes);
       }
       if (indices.length === 0) continue;
       let byteMap: Int32Array | null = null;
@@ -151,16 +163,19 @@ export class CompiledRules implements RuleMatcher {
     return hits;
   }
 
-  private runSets(t: TargetRules, text: string, bytes: Buffer): number[] {
+  /** Candidate pattern indices for `text`; triage pattern indices go to `triage` if given. */
+  private runSets(t: TargetRules, text: string, bytes: Buffer, triage?: number[]): number[] {
     if (text.length === 0) return [];
+    const out: number[] = [];
     try {
-      if (t.sets.length === 1) return t.sets[0]!.match(bytes);
-      const out: number[] = [];
       for (let k = 0; k < t.sets.length; k++) {
         const base = t.bases[k]!;
-        for (const i of t.sets[k]!.match(bytes)) out.push(base + i);
+        const isTriage = k === t.triageSet;
+        for (const i of t.sets[k]!.match(bytes)) {
+          if (isTriage && i >= t.triageOffset) triage?.push(i - t.triageOffset);
+          else out.push(base + i);
+        }
       }
-      return out;
     } catch (err) {
       // The set's DFA ran out of memory on a pathological input: fall back to one pattern at
       // a time (slower, same answer) rather than miss a threat.
@@ -168,18 +183,20 @@ export class CompiledRules implements RuleMatcher {
         this.warnedFallback = true;
         log.warn({ err: (err as Error).message }, 'RE2.Set match failed; matching patterns one by one');
       }
-      const out: number[] = [];
+      out.length = 0;
+      if (triage) triage.length = 0;
       t.patterns.forEach((p, i) => {
         p.spans.lastIndex = 0;
         if (p.spans.test(bytes)) out.push(i);
         p.spans.lastIndex = 0;
       });
-      const n = t.patterns.length;
-      TRIAGE_PATTERNS.forEach((p, k) => {
-        if (new RE2(p).test(bytes)) out.push(n + k);
+      if (triage) TRIAGE_PATTERNS.forEach((p, k) => {
+        if (new RE2(p, 'iu').test(bytes)) triage.push(k);
       });
       return out;
     }
+    for (const i of t.always) out.push(i);
+    return out;
   }
 }
 

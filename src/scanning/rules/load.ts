@@ -30,7 +30,7 @@ export function formatIssue(i: RuleIssue): string {
   if (i.column !== undefined) where += `:${i.column}`;
   const parts = [where];
   if (i.ruleId !== undefined) parts.push(`rule "${i.ruleId}"`);
-  if (i.pattern !== undefined) parts.push(`pattern ${JSON.stringify(i.pattern)}`);
+  if (i.pattern !== undefined) parts.push(`pattern ${clip(JSON.stringify(i.pattern), 160)}`);
   parts.push(i.message);
   return parts.join(': ');
 }
@@ -167,7 +167,7 @@ function parseRuleFile(path: string, text: string, issues: RuleIssue[]): RuleSpe
         new RE2(pattern, 'iu');
       } catch (err) {
         const pos = at((doc.getIn([index, 'patterns', p], true) as Node | undefined)?.range?.[0]);
-        issues.push({ kind: 'bad_pattern', path, ...pos, ruleId: rule.id, pattern, message: `RE2 cannot compile it: ${(err as Error).message}` });
+        issues.push({ kind: 'bad_pattern', path, ...pos, ruleId: rule.id, pattern, message: `RE2 cannot compile it: ${clip((err as Error).message, 200)}` });
       }
     });
     const cond = rule.condition;
@@ -214,8 +214,13 @@ function schemaIssue(
   const pos = node?.range ? at(node.range[0]) : ruleLine;
   let message = `${field} ${err.message ?? 'is invalid'}`;
   if (err.keyword === 'enum') message += `: ${(err.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
-  if (err.keyword !== 'required' && isScalar(node)) message += ` (got ${JSON.stringify(node.value)})`;
+  if (err.keyword !== 'required' && isScalar(node)) message += ` (got ${clip(JSON.stringify(node.value), 80)})`;
   return { kind: err.keyword === 'required' ? 'schema' : 'bad_value', path, ...pos, ruleId, pattern, message };
+}
+
+/** Long patterns would drown the message: keep the head, say how long the rest was. */
+function clip(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max)}… (${s.length} chars)`;
 }
 
 function firstLine(s: string): string {

@@ -45,6 +45,12 @@ export interface PrefilterSets {
   bases: number[];
   /** order[position] = index into the `sources` given. */
   order: number[];
+  /** Positions (in `order`, after every set's range) of patterns no set could hold: RE2
+   * refused even a set of one (program too large). They are candidates for every text. */
+  always: number[];
+  /** Which set holds the normaliser's triage patterns, and from which set-local index. */
+  triageSet: number;
+  triageOffset: number;
 }
 
 export function buildPrefilterSets(sources: string[], maxPerSet = SET_SIZE): PrefilterSets {
@@ -58,15 +64,46 @@ export function buildPrefilterSets(sources: string[], maxPerSet = SET_SIZE): Pre
     const per = Math.ceil(part.length / n);
     for (let i = 0; i < part.length; i += per) groups.push(part.slice(i, i + per));
   }
-  if (groups.length === 0) groups.push([]);
+  // A set RE2 refuses to compile (its program is over RE2's memory budget) is split in two
+  // until it fits; a single pattern that never fits is checked on every text instead.
+  const fitted: Array<{ g: number[]; set: RE2Set }> = [];
+  const tooBig: number[] = [];
+  const queue = [...groups];
+  while (queue.length > 0) {
+    const g = queue.shift()!;
+    try {
+      fitted.push({ g, set: new RE2.Set(g.map((i) => sources[i]!), 'iu') });
+    } catch {
+      if (g.length === 1) tooBig.push(g[0]!);
+      else queue.unshift(g.slice(0, Math.ceil(g.length / 2)), g.slice(Math.ceil(g.length / 2)));
+    }
+  }
   const sets: RE2Set[] = [];
   const bases: number[] = [];
   const order: number[] = [];
-  groups.forEach((g, k) => {
+  for (const { g, set } of fitted) {
     bases.push(order.length);
     order.push(...g);
-    const withTriage = k === groups.length - 1;
-    sets.push(new RE2.Set([...g.map((i) => sources[i]!), ...(withTriage ? TRIAGE_PATTERNS : [])], 'iu'));
+    sets.push(set);
+  }
+  // The triage patterns ride in the last set, or get a set of their own if it cannot take them.
+  const lastGroup = fitted[fitted.length - 1]?.g ?? [];
+  let triageSet: number;
+  let triageOffset: number;
+  try {
+    if (fitted.length === 0) throw new Error('no set to share');
+    sets[sets.length - 1] = new RE2.Set([...lastGroup.map((i) => sources[i]!), ...TRIAGE_PATTERNS], 'iu');
+    triageSet = sets.length - 1;
+    triageOffset = lastGroup.length;
+  } catch {
+    bases.push(order.length);
+    sets.push(new RE2.Set(TRIAGE_PATTERNS as string[], 'iu'));
+    triageSet = sets.length - 1;
+    triageOffset = 0;
+  }
+  const always = tooBig.map((i) => {
+    order.push(i);
+    return order.length - 1;
   });
-  return { sets, bases, order };
+  return { sets, bases, order, always, triageSet, triageOffset };
 }

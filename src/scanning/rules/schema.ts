@@ -47,7 +47,7 @@ export const ruleSchema = {
     severity: { type: 'string', enum: [...SEVERITIES] },
     confidence: { type: 'number', minimum: 0, maximum: 1 },
     targets: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: [...TARGETS] } },
-    patterns: { type: 'array', minItems: 1, maxItems: 64, items: { type: 'string', minLength: 1, maxLength: 4096 } },
+    patterns: { type: 'array', minItems: 1, maxItems: 64, items: { type: 'string', minLength: 1, maxLength: 20000 } },
     condition: {
       oneOf: [
         { type: 'string', enum: ['any', 'all'] },
