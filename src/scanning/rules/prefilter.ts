@@ -9,7 +9,9 @@
  * mix of patterns its states multiply, the DFA cache thrashes and the set slows down 20-500x.
  * Measured on the shipped rules (MB per CPU-second, bench corpus): 45 patterns in other scripts
  * alone ~470, mixed into 120 English ones ~10; English sets of 28 or 56 ~1.3-2x the cost of a
- * 7-pattern set, one particular set of 84 ~140x, all 168 ~600x. So:
+ * 7-pattern set, one particular set of 84 ~140x, all 168 ~600x. The cliff moves with the content:
+ * a later rule set already fell off it with sets of 59 (~12 MB per CPU-s for all sets against
+ * ~40 with sets of 45). So:
  *  - patterns with non-ASCII literals get sets of their own;
  *  - sets hold at most SET_SIZE patterns, balanced, well below where the cliff was seen.
  * Calibrating the grouping at start-up on a small sample was tried and dropped: a sample small
@@ -23,7 +25,7 @@ import { prefilterSegment } from './segment.js';
 
 type RE2Set = InstanceType<typeof RE2.Set>;
 
-const SET_SIZE = 50;
+const SET_SIZE = 40;
 
 /** The prefilter form of one pattern (always a superset of it, always compiles). */
 export function prefilterForm(pattern: string): string {
