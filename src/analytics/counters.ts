@@ -1,3 +1,4 @@
+import type { UsageRecorded } from '../spend/tracker.js';
 import type { ScanRecord } from '../scans/record.js';
 import type { Counters } from './store.js';
 
@@ -54,14 +55,8 @@ export function scanCounters(r: ScanRecord): Counters {
   return out;
 }
 
-export interface UsageSample {
-  provider: string;
-  model: string;
-  key: string | null;
-  promptTokens: number;
-  completionTokens: number;
-  costNanoUsd: number;
-}
+/** A priced completion as the spend tracker reports it (its time is the bucket's concern). */
+export type UsageSample = Omit<UsageRecorded, 'at'>;
 
 /** What one completion's usage adds. */
 export function usageCounters(u: UsageSample): Counters {

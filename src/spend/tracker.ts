@@ -3,7 +3,7 @@ import type { ProxyMetrics } from '../proxy/metrics.js';
 import type { EventSink } from '../proxy/ports.js';
 import type { Usage } from '../providers/types.js';
 import type { PriceTable } from './pricing.js';
-import type { DimThreshold, Period, SpendStore } from './store.js';
+import type { DimThreshold, Period, SpendEntry, SpendStore } from './store.js';
 
 /** `spend.thresholds[]` in warden.yaml. No scope_id on key/provider: applies to each one. */
 export interface SpendThreshold {
@@ -23,15 +23,7 @@ export interface SpendRecordInput {
 }
 
 /** One completion's usage, as priced, for listeners such as the analytics aggregates. */
-export interface UsageRecorded {
-  provider: string;
-  model: string;
-  key: string | null;
-  promptTokens: number;
-  completionTokens: number;
-  costNanoUsd: number;
-  at: Date;
-}
+export type UsageRecorded = SpendEntry;
 
 /**
  * Turns each response's usage into money, adds it to the per-provider/model/key counters
