@@ -22,20 +22,11 @@ import { MemoryRateLimitStore } from './ratelimit/memory.js';
 import { RedisRateLimitStore } from './ratelimit/redis.js';
 import type { RateLimitStore } from './ratelimit/types.js';
 import { startEventBus, wireEvents } from './events/wiring.js';
-import { registerScanRoutes } from './http/routes/scans.js';
-import { createAnalytics } from './analytics/index.js';
-import { registerAnalyticsRoutes } from './http/routes/analytics.js';
-import { registerDashboardRoutes } from './http/routes/dashboard.js';
-import { registerReportRoutes } from './http/routes/reports.js';
-import { ReportService, createReportMetrics } from './reports/service.js';
-import { MemoryReportStore, RedisReportStore } from './reports/store.js';
 import { wireProxy } from './proxy/wiring.js';
 import { chatScannerOf } from './scans/chat-scanner.js';
-import { MemoryScanStore } from './scans/memory-store.js';
-import { createScanRecordMetrics } from './scans/metrics.js';
-import { RedisScanStore } from './scans/redis-store.js';
-import { ScanService } from './scans/service.js';
-import { ScanPool } from './scanning/pool.js';
+import { wireScanning } from './scans/wiring.js';
+import { wireAnalytics } from './analytics/wiring.js';
+import type { Lifecycle } from './lifecycle.js';
 import type { Services } from './services.js';
 import { registerSettingsRoutes } from './http/routes/settings.js';
 import { applySettings, MemorySettingsStore, RedisSettingsStore, type RuntimeSettings, type SettingsStore } from './settings/store.js';
@@ -55,17 +46,7 @@ export interface StartOptions {
   announce?: (line: string) => void;
 }
 
-/** Lifecycle hooks subsystems register while being wired. */
-export interface Lifecycle {
-  /** Called after a reload was validated and applied. */
-  onReload(fn: (config: WardenConfig) => void | Promise<void>): void;
-  /** Called when a reload was refused (the running configuration stays), with why. */
-  onReloadFailed(fn: (error: string) => void | Promise<void>): void;
-  /** Called on shutdown after the listener stopped accepting, before connections are cut. */
-  onShutdown(fn: () => void | Promise<void>): void;
-  /** Called once the listener is up. */
-  onReady(fn: (server: Server) => void | Promise<void>): void;
-}
+export type { Lifecycle } from './lifecycle.js';
 
 export interface RunningServer {
   readonly url: string;
@@ -134,61 +115,11 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   registerKeyRoutes(api, services);
   registerSettingsRoutes(api, services, settingsStore, () => overrides);
 
-  // Scanning: the worker pool, the records store and the one service every scan goes through.
-  const scanning = config.scanning;
-  const pool = await ScanPool.create({
-    rulesDir: scanning.rules_dir,
-    pluginDirs: scanning.plugin_dirs,
-    enabledPlugins: scanning.enabled_plugins,
-    pluginConfig: scanning.plugins,
-    workers: scanning.workers || undefined,
-    scanTimeoutMs: config.security.scan_timeout_ms,
-    metrics: registry,
-    watch: scanning.watch_rules,
-    onReload: (r) => {
-      if (!r.changed && r.ok) return;
-      events.emit('system_status', {
-        status: r.ok ? 'config_reloaded' : 'degraded',
-        version: VERSION,
-        detail: r.ok ? `rules reloaded: ${r.ruleCount} rules, version ${r.rulesVersion}` : `rule reload refused, previous rules kept: ${r.error}`,
-      });
-    },
-  });
-  const scanLimits = () => ({ maxScans: config.storage.max_scans, retentionDays: config.storage.retention_days });
-  const scanStore = redis ? new RedisScanStore(redis, prefix, scanLimits) : new MemoryScanStore(scanLimits);
-  const scanService = new ScanService({ pool, store: scanStore, events, metrics: createScanRecordMetrics(registry), config: services.config, instanceId });
-  registerScanRoutes(api, services, { service: scanService, store: scanStore });
-  services.statusSections.set('scanning', () => {
-    const st = pool.stats();
-    return {
-      status: st.lastReloadError ? 'degraded' : 'ok',
-      workers: st.workers,
-      queue_depth: st.queueDepth,
-      utilization: st.utilization,
-      rules_version: st.rulesVersion,
-      rule_count: st.ruleCount,
-      plugins: st.plugins.map((p) => p.name),
-      last_reload_error: st.lastReloadError,
-      records: scanStore.backend,
-    };
-  });
-  lifecycle.onShutdown(() => pool.close());
-
-  const proxy = wireProxy({ api, services, lifecycle, scanner: chatScannerOf(scanService) });
+  // Each subsystem wires its own routes, /status section and lifecycle hooks.
+  const scans = await wireScanning({ api, services, lifecycle });
+  const proxy = wireProxy({ api, services, lifecycle, scanner: chatScannerOf(scans) });
   registerSystemRoutes(api, services, { providers: () => proxy.providers() });
-
-  // Analytics aggregates fed by every scan and every priced completion; reports built from them; the dashboard.
-  const analytics = createAnalytics({ redis, prefix, registry });
-  scanService.onScan((record) => void analytics.recordScan(record));
-  proxy.spend.onUsage((usage) => void analytics.recordUsage(usage));
-  const reportTtl = 7 * 86_400;
-  const reportStore = redis ? new RedisReportStore(redis, prefix, reportTtl) : new MemoryReportStore(reportTtl);
-  const reports = new ReportService({ analytics, store: reportStore, metrics: createReportMetrics(registry), instanceId });
-  registerAnalyticsRoutes(api, analytics);
-  registerReportRoutes(api, reports);
-  registerDashboardRoutes(api);
-  services.statusSections.set('analytics', () => ({ aggregates: analytics.backend, reports: reportStore.backend }));
-  lifecycle.onShutdown(() => reports.drain());
+  wireAnalytics({ api, services, lifecycle, scans, spend: proxy.spend });
   registerPendingRoutes(api);
   registerDocsRoutes(api, VERSION);
   wireEvents({ api, services, lifecycle, bus: events, log });

@@ -1,4 +1,9 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
+import { loadConfig } from '../../src/config/load.js';
+import { startServer } from '../../src/server.js';
 import type { EventEnvelope } from '../../src/events/types.js';
 import { PROJECT_ROOT } from '../../src/version.js';
 import { REDIS_URL, redisForSuite } from '../support/redis.js';
@@ -325,4 +330,25 @@ describe('scan fail modes over HTTP', function () {
       }
     });
   }
+});
+
+describe('scanning follows a configuration reload', function () {
+  this.timeout(60_000);
+  it('applies scanning.enabled_plugins from a reloaded file to the running pool', async function () {
+    const dir = mkdtempSync(join(tmpdir(), 'warden-scan-reload-'));
+    const path = join(dir, 'warden.yaml');
+    const base = `server:\n  port: 0\nauth:\n  jwt:\n    secret: ${'x'.repeat(40)}\n  bootstrap_key: svc_scan_reload_key_0000000000000000\nscanning:\n  workers: 1\n`;
+    writeFileSync(path, base + '  enabled_plugins: [rules]\n');
+    const server = await startServer({ config: loadConfig({ path, env: {} }).config, configPath: path, announce: () => undefined, watchConfig: false });
+    const w = { url: server.url, adminKey: 'svc_scan_reload_key_0000000000000000' } as InProcessWarden;
+    try {
+      const detectors = async () => new Set(((await call(w, 'POST', '/v1/scan', { input: ATTACK })).body.threats as Json[]).map((t) => t.detector));
+      expect([...(await detectors())]).to.not.include('classifier');
+      writeFileSync(path, base + '  enabled_plugins: [rules, classifier]\n');
+      expect((await server.reload()).ok).to.equal(true);
+      expect([...(await detectors())]).to.include('classifier');
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -1,0 +1,69 @@
+import type { Api } from '../http/api.js';
+import { registerScanRoutes } from '../http/routes/scans.js';
+import type { Lifecycle } from '../lifecycle.js';
+import { ScanPool } from '../scanning/pool.js';
+import type { Services } from '../services.js';
+import { MemoryScanStore } from './memory-store.js';
+import { createScanRecordMetrics } from './metrics.js';
+import { RedisScanStore } from './redis-store.js';
+import { ScanService } from './service.js';
+
+/**
+ * Scanning in the running service: the worker pool (rule reloads announced with system_status),
+ * the scan records (memory or Redis), the one ScanService every scan goes through, the scan
+ * routes and the `scanning` section of /status. A config reload applies `scanning.plugins` and
+ * `scanning.enabled_plugins` to the pool; worker count and scan time-out need a restart.
+ */
+export async function wireScanning(opts: { api: Api; services: Services; lifecycle: Lifecycle }): Promise<ScanService> {
+  const { api, services, lifecycle } = opts;
+  const config = services.config();
+  const { scanning } = config;
+  const events = services.events;
+  const pool = await ScanPool.create({
+    rulesDir: scanning.rules_dir,
+    pluginDirs: scanning.plugin_dirs,
+    enabledPlugins: scanning.enabled_plugins,
+    pluginConfig: scanning.plugins,
+    workers: scanning.workers || undefined,
+    scanTimeoutMs: config.security.scan_timeout_ms,
+    metrics: services.registry,
+    watch: scanning.watch_rules,
+    onReload: (r) => {
+      if (!r.changed && r.ok) return;
+      events.emit('system_status', {
+        status: r.ok ? 'config_reloaded' : 'degraded',
+        version: services.version,
+        detail: r.ok ? `rules reloaded: ${r.ruleCount} rules, version ${r.rulesVersion}` : `rule reload refused, previous rules kept: ${r.error}`,
+      });
+    },
+  });
+  const limits = () => ({ maxScans: services.config().storage.max_scans, retentionDays: services.config().storage.retention_days });
+  const store = services.redis ? new RedisScanStore(services.redis, config.redis.key_prefix, limits) : new MemoryScanStore(limits);
+  const service = new ScanService({ pool, store, events, metrics: createScanRecordMetrics(services.registry), config: services.config, instanceId: services.instanceId });
+  registerScanRoutes(api, services, { service, store });
+
+  services.statusSections.set('scanning', () => {
+    const st = pool.stats();
+    return {
+      status: st.lastReloadError ? 'degraded' : 'ok',
+      workers: st.workers,
+      queue_depth: st.queueDepth,
+      utilization: st.utilization,
+      rules_version: st.rulesVersion,
+      rule_count: st.ruleCount,
+      plugins: st.plugins.map((p) => p.name),
+      last_reload_error: st.lastReloadError,
+      records: store.backend,
+    };
+  });
+
+  let applied = JSON.stringify([scanning.enabled_plugins, scanning.plugins]);
+  lifecycle.onReload(async (next) => {
+    const wanted = JSON.stringify([next.scanning.enabled_plugins, next.scanning.plugins]);
+    if (wanted === applied) return;
+    applied = wanted;
+    await pool.reload({ enabledPlugins: next.scanning.enabled_plugins, pluginConfig: next.scanning.plugins });
+  });
+  lifecycle.onShutdown(() => pool.close());
+  return service;
+}
