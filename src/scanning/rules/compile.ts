@@ -16,7 +16,7 @@ import { foldPunctuation } from '../normalise/unicode.js';
 import type { NormalisedInput, RuleHit, RuleMatcher, Span, Target } from '../types.js';
 import { TARGETS } from '../types.js';
 import type { RuleSet } from './load.js';
-import { buildPrefilterSets, prefilterForm } from './prefilter.js';
+import { buildPrefilterSets, needsNonAscii, prefilterForm } from './prefilter.js';
 import { withoutCaptures } from './relax.js';
 import { requiredMatches, type RuleSpec } from './schema.js';
 
@@ -25,8 +25,16 @@ const MAX_SPANS_PER_PATTERN = 8;
 interface PatternRef {
   rule: number; // index into TargetRules.rules
   /** Exact pattern without capturing groups (RE2 answers from its DFA), global: confirms a
-   * candidate and gives its spans in one go, on the view's UTF-8 bytes. */
+   * candidate and gives its spans in one go, on the view's UTF-8 bytes. Shared by every rule
+   * with the same pattern (the role-play rules share their framing pattern). */
   spans: RE2;
+  /** Index of `spans` among the target's distinct exact patterns: its result is computed once
+   * per view however many rules hold it. */
+  exact: number;
+  /** How often the exact pattern was tried and confirmed (in this worker): a rule that needs
+   * several patterns tries the one least likely to confirm first and stops when the rest can
+   * no longer reach the count. Only the order of work depends on these, never the result. */
+  stats: { tries: number; hits: number };
 }
 
 type RE2Set = InstanceType<typeof RE2.Set>;
@@ -43,6 +51,10 @@ interface TargetRules {
   /** Set holding the triage patterns, from this set-local index on. */
   triageSet: number;
   triageOffset: number;
+  /** Per set: skip it on all-ASCII views (its patterns need a non-ASCII character). */
+  nonAsciiOnly: boolean[];
+  /** Number of distinct exact patterns (PatternRef.exact < exactCount). */
+  exactCount: number;
 }
 
 export class CompiledRules implements RuleMatcher {
@@ -54,7 +66,9 @@ export class CompiledRules implements RuleMatcher {
   private cache: { text: string; target: Target; indices: number[]; matched: string; bytes: Buffer } | null = null;
   private warnedFallback = false;
 
-  constructor(readonly ruleSet: RuleSet) {
+  /** `skipNonAsciiSets: false` runs every prefilter set on every view (tests compare both). */
+  constructor(readonly ruleSet: RuleSet, options: { skipNonAsciiSets?: boolean } = {}) {
+    const skipNonAscii = options.skipNonAsciiSets ?? true;
     this.version = ruleSet.version;
     const enabled = ruleSet.rules.filter((r) => r.enabled !== false);
     this.ruleCount = enabled.length;
@@ -62,13 +76,23 @@ export class CompiledRules implements RuleMatcher {
       const rules = enabled.filter((r) => r.targets.includes(target));
       const patterns: PatternRef[] = [];
       const sources: string[] = [];
+      const nonAscii: boolean[] = [];
+      const exactBySource = new Map<string, Pick<PatternRef, 'spans' | 'exact' | 'stats'>>();
       rules.forEach((rule, ri) => {
         for (const p of rule.patterns) {
-          patterns.push({ rule: ri, spans: spanRegex(p) });
-          sources.push(prefilterForm(p));
+          let exact = exactBySource.get(p);
+          if (exact === undefined) {
+            exact = { spans: spanRegex(p), exact: exactBySource.size, stats: { tries: 0, hits: 0 } };
+            exactBySource.set(p, exact);
+          }
+          patterns.push({ rule: ri, ...exact });
+          const form = prefilterForm(p);
+          sources.push(form);
+          // The form is a superset of the pattern: either one needing non-ASCII is enough.
+          nonAscii.push(needsNonAscii(p) || needsNonAscii(form));
         }
       });
-      const { sets, bases, order, always, triageSet, triageOffset } = buildPrefilterSets(sources);
+      const { sets, bases, order, always, triageSet, triageOffset, nonAsciiOnly } = buildPrefilterSets(sources, undefined, nonAscii);
       // Sets index patterns in `order`; reorder the exact patterns the same way.
       const ordered = order.map((i) => patterns[i]!);
       patterns.length = 0;
@@ -82,6 +106,8 @@ export class CompiledRules implements RuleMatcher {
         always,
         triageSet,
         triageOffset,
+        nonAsciiOnly: skipNonAscii ? nonAsciiOnly : nonAsciiOnly.map(() => false),
+        exactCount: exactBySource.size,
       });
     }
   }
@@ -124,26 +150,45 @@ export class CompiledRules implements RuleMatcher {
       }
       if (indices.length === 0) continue;
       let byteMap: Int32Array | null = null;
+      // Spans of each exact pattern in this view (original offsets), computed at most once.
+      const memo: Array<Span[] | undefined> = new Array(t.exactCount);
+      const spansOf = (ref: PatternRef): Span[] => {
+        let found = memo[ref.exact];
+        if (found !== undefined) return found;
+        const out: Span[] = [];
+        // Spans come from the same bytes (no second UTF-8 conversion); byte offsets equal
+        // UTF-16 offsets for ASCII, else they go through a map built once per view.
+        if (bytes.length === text.length) {
+          collectSpans(ref.spans, bytes, (s, e) => out.push(view.toOriginal(s, e)));
+        } else {
+          const m = (byteMap ??= utf16Offsets(text, bytes.length));
+          collectSpans(ref.spans, bytes, (s, e) => out.push(view.toOriginal(m[s]!, m[e]!)));
+        }
+        ref.stats.tries++;
+        if (out.length > 0) ref.stats.hits++;
+        memo[ref.exact] = found = out;
+        return found;
+      };
       counts.fill(0);
       for (const i of indices) counts[t.patterns[i]!.rule]!++;
       for (let r = 0; r < t.rules.length; r++) {
-        if (counts[r]! < t.need[r]! || hitRules.has(r)) continue;
+        const need = t.need[r]!;
+        if (counts[r]! < need || hitRules.has(r)) continue;
         // The prefilter is a superset: confirm with the exact patterns, which also give spans.
+        const candidates: PatternRef[] = [];
+        for (const pi of indices) if (t.patterns[pi]!.rule === r) candidates.push(t.patterns[pi]!);
+        if (need > 1) candidates.sort(byConfirmRate);
         const spans: Span[] = [];
         let confirmed = 0;
-        for (const pi of indices) {
-          const ref = t.patterns[pi]!;
-          if (ref.rule !== r) continue;
-          // Spans come from the same bytes (no second UTF-8 conversion); byte offsets equal
-          // UTF-16 offsets for ASCII, else they go through a map built once per view.
-          let found: number;
-          if (bytes.length === text.length) {
-            found = collectSpans(ref.spans, bytes, (s, e) => spans.push(view.toOriginal(s, e)));
-          } else {
-            const m = (byteMap ??= utf16Offsets(text, bytes.length));
-            found = collectSpans(ref.spans, bytes, (s, e) => spans.push(view.toOriginal(m[s]!, m[e]!)));
+        let failed = 0;
+        for (const ref of candidates) {
+          const found = spansOf(ref);
+          if (found.length > 0) {
+            confirmed++;
+            for (const sp of found) spans.push(sp);
+          } else if (candidates.length - ++failed < need) {
+            break; // the rest cannot reach the count
           }
-          if (found > 0) confirmed++;
         }
         if (confirmed < t.need[r]!) continue;
         hitRules.add(r);
@@ -168,7 +213,9 @@ export class CompiledRules implements RuleMatcher {
     if (text.length === 0) return [];
     const out: number[] = [];
     try {
+      const ascii = bytes.length === text.length;
       for (let k = 0; k < t.sets.length; k++) {
+        if (ascii && t.nonAsciiOnly[k]) continue;
         const base = t.bases[k]!;
         const isTriage = k === t.triageSet;
         for (const i of t.sets[k]!.match(bytes)) {
@@ -198,6 +245,11 @@ export class CompiledRules implements RuleMatcher {
     for (const i of t.always) out.push(i);
     return out;
   }
+}
+
+/** Least likely to confirm first (with a prior of 1 in 2 for patterns not tried yet). */
+function byConfirmRate(a: PatternRef, b: PatternRef): number {
+  return (a.stats.hits + 1) / (a.stats.tries + 2) - (b.stats.hits + 1) / (b.stats.tries + 2);
 }
 
 /** byte offset -> UTF-16 offset for the UTF-8 encoding of `text`. */

@@ -20,6 +20,7 @@
  */
 import RE2 from 're2';
 import { TRIAGE_PATTERNS } from '../normalise/triage.js';
+import { requiredAtoms } from './atoms.js';
 import { relaxPattern } from './relax.js';
 import { prefilterSegment } from './segment.js';
 
@@ -53,53 +54,65 @@ export interface PrefilterSets {
   /** Which set holds the normaliser's triage patterns, and from which set-local index. */
   triageSet: number;
   triageOffset: number;
+  /** Per set: every pattern in it needs a non-ASCII character to match, so the set need not
+   * run over a view that is all ASCII (most traffic). */
+  nonAsciiOnly: boolean[];
 }
 
-export function buildPrefilterSets(sources: string[], maxPerSet = SET_SIZE): PrefilterSets {
+/**
+ * `needsNonAscii[i]`: pattern i cannot match text that is all ASCII (see needsNonAscii()).
+ * Such patterns get sets of their own, placed first, which runSets skips for ASCII views.
+ */
+export function buildPrefilterSets(sources: string[], maxPerSet = SET_SIZE, needsNonAscii: readonly boolean[] = []): PrefilterSets {
   const ascii: number[] = [];
   const other: number[] = [];
-  sources.forEach((src, i) => (/[^\x00-\x7f]/.test(src) ? other : ascii).push(i));
-  const groups: number[][] = [];
-  for (const part of [ascii, other]) {
+  const onlyNonAscii: number[] = [];
+  sources.forEach((src, i) => (needsNonAscii[i] ? onlyNonAscii : /[^\x00-\x7f]/.test(src) ? other : ascii).push(i));
+  const groups: Array<{ g: number[]; skippable: boolean }> = [];
+  for (const [part, skippable] of [[onlyNonAscii, true], [ascii, false], [other, false]] as const) {
     if (part.length === 0) continue;
     const n = Math.ceil(part.length / maxPerSet);
     const per = Math.ceil(part.length / n);
-    for (let i = 0; i < part.length; i += per) groups.push(part.slice(i, i + per));
+    for (let i = 0; i < part.length; i += per) groups.push({ g: part.slice(i, i + per), skippable });
   }
   // A set RE2 refuses to compile (its program is over RE2's memory budget) is split in two
   // until it fits; a single pattern that never fits is checked on every text instead.
-  const fitted: Array<{ g: number[]; set: RE2Set }> = [];
+  const fitted: Array<{ g: number[]; skippable: boolean; set: RE2Set }> = [];
   const tooBig: number[] = [];
   const queue = [...groups];
   while (queue.length > 0) {
-    const g = queue.shift()!;
+    const { g, skippable } = queue.shift()!;
     try {
-      fitted.push({ g, set: new RE2.Set(g.map((i) => sources[i]!), 'iu') });
+      fitted.push({ g, skippable, set: new RE2.Set(g.map((i) => sources[i]!), 'iu') });
     } catch {
       if (g.length === 1) tooBig.push(g[0]!);
-      else queue.unshift(g.slice(0, Math.ceil(g.length / 2)), g.slice(Math.ceil(g.length / 2)));
+      else queue.unshift({ g: g.slice(0, Math.ceil(g.length / 2)), skippable }, { g: g.slice(Math.ceil(g.length / 2)), skippable });
     }
   }
   const sets: RE2Set[] = [];
   const bases: number[] = [];
   const order: number[] = [];
-  for (const { g, set } of fitted) {
+  const nonAsciiOnly: boolean[] = [];
+  for (const { g, skippable, set } of fitted) {
     bases.push(order.length);
     order.push(...g);
     sets.push(set);
+    nonAsciiOnly.push(skippable);
   }
-  // The triage patterns ride in the last set, or get a set of their own if it cannot take them.
-  const lastGroup = fitted[fitted.length - 1]?.g ?? [];
+  // The triage patterns ride in the last set (never a skippable one: triage runs on every
+  // text), or get a set of their own if it cannot take them.
+  const last = fitted[fitted.length - 1];
   let triageSet: number;
   let triageOffset: number;
   try {
-    if (fitted.length === 0) throw new Error('no set to share');
-    sets[sets.length - 1] = new RE2.Set([...lastGroup.map((i) => sources[i]!), ...TRIAGE_PATTERNS], 'iu');
+    if (last === undefined || last.skippable) throw new Error('no set to share');
+    sets[sets.length - 1] = new RE2.Set([...last.g.map((i) => sources[i]!), ...TRIAGE_PATTERNS], 'iu');
     triageSet = sets.length - 1;
-    triageOffset = lastGroup.length;
+    triageOffset = last.g.length;
   } catch {
     bases.push(order.length);
     sets.push(new RE2.Set(TRIAGE_PATTERNS as string[], 'iu'));
+    nonAsciiOnly.push(false);
     triageSet = sets.length - 1;
     triageOffset = 0;
   }
@@ -107,5 +120,33 @@ export function buildPrefilterSets(sources: string[], maxPerSet = SET_SIZE): Pre
     order.push(i);
     return order.length - 1;
   });
-  return { sets, bases, order, always, triageSet, triageOffset };
+  return { sets, bases, order, always, triageSet, triageOffset, nonAsciiOnly };
+}
+
+/** Characters whose RE2 case-insensitive match includes an ASCII character (KELVIN SIGN ~ k,
+ * LONG S ~ s, ...): found once by asking RE2 itself, so the check follows its folding tables. */
+const ASCII_TEXT = Buffer.from(Array.from({ length: 128 }, (_, i) => String.fromCharCode(i)).join(''));
+const foldsToAscii = new Map<number, boolean>();
+function matchesAscii(cp: number): boolean {
+  let r = foldsToAscii.get(cp);
+  if (r === undefined) {
+    // Only called for cp >= 0x80: never a regex metacharacter.
+    r = new RE2(String.fromCodePoint(cp), 'iu').test(ASCII_TEXT);
+    foldsToAscii.set(cp, r);
+  }
+  return r;
+}
+
+/** True when every match of `pattern` contains a non-ASCII character (one that no ASCII
+ * character matches case-insensitively): every literal it requires (atoms.ts) has one. */
+export function needsNonAscii(pattern: string): boolean {
+  const atoms = requiredAtoms(pattern, 1);
+  if (atoms === null || atoms.length === 0) return false;
+  return atoms.every((a) => {
+    for (const ch of a) {
+      const cp = ch.codePointAt(0)!;
+      if (cp >= 0x80 && !matchesAscii(cp)) return true;
+    }
+    return false;
+  });
 }
