@@ -65,6 +65,9 @@ export class CompiledRules implements RuleMatcher {
    * `matched` is the text the sets saw (punctuation folded), `bytes` its UTF-8. */
   private cache: { text: string; target: Target; indices: number[]; matched: string; bytes: Buffer } | null = null;
   private warnedFallback = false;
+  /** The last frozen input matched and its hits: several plugins (rules, obfuscation) ask
+   * about the same input, and the engine freezes it, so the answer cannot have changed. */
+  private lastMatch: { input: NormalisedInput; hits: RuleHit[] } | null = null;
 
   /** `skipNonAsciiSets: false` runs every prefilter set on every view (tests compare both). */
   constructor(readonly ruleSet: RuleSet, options: { skipNonAsciiSets?: boolean } = {}) {
@@ -128,6 +131,14 @@ export class CompiledRules implements RuleMatcher {
   }
 
   match(input: NormalisedInput): RuleHit[] {
+    const last = this.lastMatch;
+    if (last !== null && last.input === input && Object.isFrozen(input) && Object.isFrozen(input.views)) return copyHits(last.hits);
+    const hits = this.matchViews(input);
+    this.lastMatch = Object.isFrozen(input) && Object.isFrozen(input.views) ? { input, hits: copyHits(hits) } : null;
+    return hits;
+  }
+
+  private matchViews(input: NormalisedInput): RuleHit[] {
     const t = this.byTarget.get(input.target);
     if (t === undefined || t.rules.length === 0) return [];
     const hits: RuleHit[] = [];
@@ -245,6 +256,11 @@ export class CompiledRules implements RuleMatcher {
     for (const i of t.always) out.push(i);
     return out;
   }
+}
+
+/** Callers may change what they get; the memo keeps its own copy. */
+function copyHits(hits: RuleHit[]): RuleHit[] {
+  return hits.map((h) => ({ ...h, spans: h.spans.map((s) => ({ start: s.start, end: s.end })) }));
 }
 
 /** Least likely to confirm first (with a prior of 1 in 2 for patterns not tried yet). */
