@@ -134,4 +134,34 @@ describe('scanning/rules prefilter fast paths', () => {
     expect(c.match(other)).to.deep.equal([]);
     expect(c.match({ ...input, views: [input.views[0]!] })).to.deep.equal(expected);
   });
+
+  it('splits a prefilter set that is too slow on real traffic, and answers exactly as before', function () {
+    this.timeout(120_000);
+    const rules = loadRuleSet(join(ROOT, 'rules'));
+    // Every set judged too slow (threshold 0) against one that is never split.
+    const splitting = new CompiledRules(rules, { cliffNsPerByte: 0 });
+    const steady = new CompiledRules(rules, { cliffNsPerByte: Infinity });
+    const sets = (c: CompiledRules) => (c as unknown as { byTarget: Map<Target, { groups: unknown[] }> }).byTarget.get('prompt')!.groups.length;
+    const before = sets(splitting);
+    const texts: string[] = [];
+    for (const r of rules.rules) for (const c of r.tests?.match ?? []) texts.push(c);
+    const filler = 'The quarterly report lists three risks for the finance team, with figures per region. ';
+    let i = 0;
+    // Two windows per set (warm-up, then judged) need ~2 MB of sampled traffic.
+    while (splitting.prefilterSplits < 3 && i < 40_000) {
+      const text = texts[i % texts.length]! + ' ' + filler.repeat(1 + (i % 4));
+      const a = hitsOf(splitting, text);
+      if (i % 50 === 0) expect(a, text).to.deep.equal(hitsOf(steady, text));
+      i++;
+    }
+    expect(splitting.prefilterSplits).to.be.at.least(3);
+    expect(sets(splitting)).to.equal(before + splitting.prefilterSplits);
+    expect(steady.prefilterSplits).to.equal(0);
+    // after the splits: same answers on every rule test, both targets
+    for (const r of rules.rules) {
+      for (const text of [...(r.tests?.match ?? []), ...(r.tests?.no_match ?? [])]) {
+        for (const target of ['prompt', 'rag'] as const) expect(hitsOf(splitting, text, target), text).to.deep.equal(hitsOf(steady, text, target));
+      }
+    }
+  });
 });

@@ -43,19 +43,46 @@ interface TargetRules {
   rules: RuleSpec[];
   need: Int32Array;
   patterns: PatternRef[];
-  /** Prefilter sets; set k covers patterns [bases[k], bases[k] + size). */
-  sets: RE2Set[];
-  bases: number[];
+  /** Prefilter sets, in the order they run. */
+  groups: SetGroup[];
+  /** Prefilter form of the pattern at each position (to rebuild a set when it is split). */
+  forms: string[];
   /** Patterns no set could hold: candidates for every text. */
   always: number[];
-  /** Set holding the triage patterns, from this set-local index on. */
-  triageSet: number;
-  triageOffset: number;
-  /** Per set: skip it on all-ASCII views (its patterns need a non-ASCII character). */
-  nonAsciiOnly: boolean[];
   /** Number of distinct exact patterns (PatternRef.exact < exactCount). */
   exactCount: number;
 }
+
+/** One prefilter set: patterns at positions [start, end), then the triage patterns if `triage`. */
+interface SetGroup {
+  set: RE2Set;
+  start: number;
+  end: number;
+  triage: boolean;
+  /** Skip it on all-ASCII views (its patterns need a non-ASCII character). */
+  nonAsciiOnly: boolean;
+  /** Sampled cost in the current window (see CompiledRules.checkCliff); the first window
+   * after a set is built only warms its DFA up and is not judged. */
+  warm: boolean;
+  ms: number;
+  bytes: number;
+  calls: number;
+}
+
+export interface CompiledRulesOptions {
+  /** false: run every prefilter set on every view (tests compare both). */
+  skipNonAsciiSets?: boolean;
+  /** A set measured slower than this (ns per byte, sampled on real traffic) is split in two;
+   * healthy sets cost 2-5. Default 25. */
+  cliffNsPerByte?: number;
+  /** Most patterns per prefilter set (default prefilter.ts SET_SIZE). */
+  maxSetSize?: number;
+}
+
+/** Every SAMPLE_EVERY-th text is timed set by set; a set is judged every WINDOW_CALLS samples. */
+const SAMPLE_EVERY = 8;
+const WINDOW_CALLS = 512;
+const WINDOW_BYTES = 128 * 1024;
 
 export class CompiledRules implements RuleMatcher {
   readonly version: string;
@@ -69,9 +96,14 @@ export class CompiledRules implements RuleMatcher {
    * about the same input, and the engine freezes it, so the answer cannot have changed. */
   private lastMatch: { input: NormalisedInput; hits: RuleHit[] } | null = null;
 
-  /** `skipNonAsciiSets: false` runs every prefilter set on every view (tests compare both). */
-  constructor(readonly ruleSet: RuleSet, options: { skipNonAsciiSets?: boolean } = {}) {
+  /** Prefilter sets split at run time because they fell off the DFA cliff (see checkCliff). */
+  prefilterSplits = 0;
+  private readonly cliffNsPerByte: number;
+  private sampleTick = 0;
+
+  constructor(readonly ruleSet: RuleSet, options: CompiledRulesOptions = {}) {
     const skipNonAscii = options.skipNonAsciiSets ?? true;
+    this.cliffNsPerByte = options.cliffNsPerByte ?? 25;
     this.version = ruleSet.version;
     const enabled = ruleSet.rules.filter((r) => r.enabled !== false);
     this.ruleCount = enabled.length;
@@ -95,7 +127,12 @@ export class CompiledRules implements RuleMatcher {
           nonAscii.push(needsNonAscii(p) || needsNonAscii(form));
         }
       });
-      const { sets, bases, order, always, triageSet, triageOffset, nonAsciiOnly } = buildPrefilterSets(sources, undefined, nonAscii);
+      const { sets, bases, order, always, triageSet, triageOffset, nonAsciiOnly } = buildPrefilterSets(sources, options.maxSetSize, nonAscii);
+      const groups: SetGroup[] = sets.map((set, k) => {
+        const triage = k === triageSet;
+        const start = bases[k]!;
+        return { set, start, end: start + (triage ? triageOffset : set.size), triage, nonAsciiOnly: skipNonAscii && nonAsciiOnly[k]!, warm: false, ms: 0, bytes: 0, calls: 0 };
+      });
       // Sets index patterns in `order`; reorder the exact patterns the same way.
       const ordered = order.map((i) => patterns[i]!);
       patterns.length = 0;
@@ -104,12 +141,9 @@ export class CompiledRules implements RuleMatcher {
         rules,
         need: Int32Array.from(rules.map((r) => requiredMatches(r))),
         patterns,
-        sets,
-        bases,
+        groups,
+        forms: order.map((i) => sources[i]!),
         always,
-        triageSet,
-        triageOffset,
-        nonAsciiOnly: skipNonAscii ? nonAsciiOnly : nonAsciiOnly.map(() => false),
         exactCount: exactBySource.size,
       });
     }
@@ -225,15 +259,23 @@ export class CompiledRules implements RuleMatcher {
     const out: number[] = [];
     try {
       const ascii = bytes.length === text.length;
-      for (let k = 0; k < t.sets.length; k++) {
-        if (ascii && t.nonAsciiOnly[k]) continue;
-        const base = t.bases[k]!;
-        const isTriage = k === t.triageSet;
-        for (const i of t.sets[k]!.match(bytes)) {
-          if (isTriage && i >= t.triageOffset) triage?.push(i - t.triageOffset);
-          else out.push(base + i);
+      const sample = ++this.sampleTick % SAMPLE_EVERY === 0;
+      for (const g of t.groups) {
+        if (ascii && g.nonAsciiOnly) continue;
+        const t0 = sample ? performance.now() : 0;
+        const found = g.set.match(bytes);
+        if (sample) {
+          g.ms += performance.now() - t0;
+          g.bytes += bytes.length;
+          g.calls++;
+        }
+        const size = g.end - g.start;
+        for (const i of found) {
+          if (i >= size) triage?.push(i - size);
+          else out.push(g.start + i);
         }
       }
+      if (sample) this.checkCliff(t);
     } catch (err) {
       // The set's DFA ran out of memory on a pathological input: fall back to one pattern at
       // a time (slower, same answer) rather than miss a threat.
@@ -255,6 +297,48 @@ export class CompiledRules implements RuleMatcher {
     }
     for (const i of t.always) out.push(i);
     return out;
+  }
+  /**
+   * An RE2.Set's DFA has a cliff (prefilter.ts): past some mix of patterns its states multiply,
+   * its cache thrashes and it runs 20-500x slower. Where the cliff is depends on the rule
+   * content and on the traffic, so sets are sized for speed and watched on real traffic: a set
+   * whose sampled cost per byte is over the threshold is split in two (same patterns, so the
+   * same answers), and the halves are watched in turn.
+   */
+  private checkCliff(t: TargetRules): void {
+    for (let k = 0; k < t.groups.length; k++) {
+      const g = t.groups[k]!;
+      if (g.calls < WINDOW_CALLS || g.bytes < WINDOW_BYTES) continue;
+      const nsPerByte = (g.ms * 1e6) / g.bytes;
+      g.ms = 0;
+      g.bytes = 0;
+      g.calls = 0;
+      if (!g.warm) {
+        g.warm = true;
+        continue;
+      }
+      if (nsPerByte <= this.cliffNsPerByte || g.end - g.start < 2) continue;
+      const mid = g.start + ((g.end - g.start) >> 1);
+      const half = (start: number, end: number, triage: boolean): SetGroup => ({
+        set: new RE2.Set([...t.forms.slice(start, end), ...(triage ? TRIAGE_PATTERNS : [])], 'iu'),
+        start,
+        end,
+        triage,
+        nonAsciiOnly: g.nonAsciiOnly,
+        warm: false,
+        ms: 0,
+        bytes: 0,
+        calls: 0,
+      });
+      try {
+        t.groups.splice(k, 1, half(g.start, mid, false), half(mid, g.end, g.triage));
+        this.prefilterSplits++;
+        log.info({ patterns: g.end - g.start, nsPerByte: Math.round(nsPerByte), sets: t.groups.length }, 'prefilter set too slow on this traffic (RE2 DFA cliff): split in two');
+      } catch (err) {
+        log.warn({ err: (err as Error).message }, 'could not split a slow prefilter set');
+      }
+      return; // one split per check: the groups array changed
+    }
   }
 }
 

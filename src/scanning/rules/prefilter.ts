@@ -13,7 +13,13 @@
  * a later rule set already fell off it with sets of 59 (~12 MB per CPU-s for all sets against
  * ~40 with sets of 45). So:
  *  - patterns with non-ASCII literals get sets of their own;
- *  - sets hold at most SET_SIZE patterns, balanced, well below where the cliff was seen.
+ *  - patterns that need a non-ASCII character (needsNonAscii) get sets that all-ASCII views skip;
+ *  - sets hold at most SET_SIZE patterns, balanced. Each set pass costs ~2 ns per byte however
+ *    few patterns it holds, so fewer sets are faster until the cliff: with the 2026-11-21 rules,
+ *    sets of 60 (5 sets) ~1.2x sets of 40 (7), sets of 100 ~10x slower. Since the cliff moves
+ *    with the content, CompiledRules also watches every set on real traffic and splits one that
+ *    falls off it (CompiledRules.checkCliff): a wrong size costs a few MB of slow scanning, not
+ *    a slow deployment.
  * Calibrating the grouping at start-up on a small sample was tried and dropped: a sample small
  * enough to be quick lets the DFA cache every state and never shows the cliff.
  * The normaliser's triage patterns ride in the last set.
@@ -26,7 +32,7 @@ import { prefilterSegment } from './segment.js';
 
 type RE2Set = InstanceType<typeof RE2.Set>;
 
-const SET_SIZE = 40;
+const SET_SIZE = 60;
 
 /** The prefilter form of one pattern (always a superset of it, always compiles). */
 export function prefilterForm(pattern: string): string {
