@@ -71,6 +71,14 @@ export interface NormalisedInput {
   target: Target;
   views: TextView[];
   signals: NormalisationSignals;
+  /** The original holds only ASCII: UTF-8 byte offsets equal UTF-16 offsets, and there is no
+   * look-alike, invisible or encoded-Unicode disguise in it. Set by normalise(); absent on
+   * inputs built by hand. */
+  ascii?: boolean;
+  /** The original as UTF-8, built on first use and shared by every plugin. RE2 converts a
+   * string argument to UTF-8 on every call (and maps offsets back); a Buffer it reads as is.
+   * With `ascii`, match offsets in it are string offsets. Set by normalise(). */
+  readonly originalUtf8?: Buffer;
 }
 
 /** A rule from rules/*.yaml that matched one view of the input. */

@@ -36,8 +36,20 @@ export function normalise(text: string, target: Target, options: NormaliseOption
   const views: TextView[] = [identityView('original', text)];
   const budget = { chars: options.maxDecodedChars ?? Math.min(1 << 20, Math.max(4096, text.length * 2)) };
   expand(text, identity, 0, '', views, signals, budget, options.triage ?? triage);
-  return { original: text, target, views, signals };
+  let utf8: Buffer | undefined;
+  return {
+    original: text,
+    target,
+    views,
+    signals,
+    ascii: !NON_ASCII.test(text),
+    get originalUtf8(): Buffer {
+      return (utf8 ??= Buffer.from(text, 'utf8'));
+    },
+  };
 }
+
+const NON_ASCII = /[^\x00-\x7f]/;
 
 function expand(
   text: string,
