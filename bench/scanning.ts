@@ -202,6 +202,11 @@ export async function run(): Promise<void> {
   for (const [k, ms] of Object.entries(perDetector).sort((a, b) => b[1] - a[1])) {
     console.log(`  ${k.padEnd(24)} ${((ms / totalMs) * 100).toFixed(1).padStart(5)}%  ${((bytes * detectorPasses) / (ms / 1000) / 1e6).toFixed(1).padStart(8)} MB/s`);
   }
+  const layout = engineAll.rules.prefilterLayout('prompt');
+  console.log(
+    `prefilter (prompt): ${layout.patterns.length} RE2.Set passes (${layout.patterns.join(', ')} patterns + the triage patterns in the last), ` +
+      `${layout.asciiSkipped.filter(Boolean).length} skipped on all-ASCII text; sets split at run time (DFA cliff guard): ${engineAll.rules.prefilterSplits}`,
+  );
   const oneWorker = results.find((r) => r.name.startsWith('pool, 1 worker'))!;
   const allCores = results[results.length - 1]!;
   console.log('');

@@ -138,8 +138,8 @@ describe('scanning/rules prefilter fast paths', () => {
   it('splits a prefilter set that is too slow on real traffic, and answers exactly as before', function () {
     this.timeout(120_000);
     const rules = loadRuleSet(join(ROOT, 'rules'));
-    // Every set judged too slow (threshold 0) against one that is never split.
-    const splitting = new CompiledRules(rules, { cliffNsPerByte: 0 });
+    // Every sampled call counts as slow (threshold below any time) against a matcher that never splits.
+    const splitting = new CompiledRules(rules, { cliffNsPerByte: -1 });
     const steady = new CompiledRules(rules, { cliffNsPerByte: Infinity });
     const sets = (c: CompiledRules) => (c as unknown as { byTarget: Map<Target, { groups: unknown[] }> }).byTarget.get('prompt')!.groups.length;
     const before = sets(splitting);
@@ -147,7 +147,7 @@ describe('scanning/rules prefilter fast paths', () => {
     for (const r of rules.rules) for (const c of r.tests?.match ?? []) texts.push(c);
     const filler = 'The quarterly report lists three risks for the finance team, with figures per region. ';
     let i = 0;
-    // Two windows per set (warm-up, then judged) need ~2 MB of sampled traffic.
+    // Warm-up windows, then a judged one, per set; only texts of 256+ bytes are sampled.
     while (splitting.prefilterSplits < 3 && i < 40_000) {
       const text = texts[i % texts.length]! + ' ' + filler.repeat(1 + (i % 4));
       const a = hitsOf(splitting, text);

@@ -61,28 +61,33 @@ interface SetGroup {
   triage: boolean;
   /** Skip it on all-ASCII views (its patterns need a non-ASCII character). */
   nonAsciiOnly: boolean;
-  /** Sampled cost in the current window (see CompiledRules.checkCliff); the first window
-   * after a set is built only warms its DFA up and is not judged. */
-  warm: boolean;
-  ms: number;
-  bytes: number;
+  /** Sampled calls in the current window, and how many of them ran over the cliff threshold
+   * (see CompiledRules.checkCliff). The first WARM_WINDOWS windows after a set is built only
+   * warm its DFA up and are not judged. */
+  windows: number;
   calls: number;
+  slow: number;
 }
 
 export interface CompiledRulesOptions {
   /** false: run every prefilter set on every view (tests compare both). */
   skipNonAsciiSets?: boolean;
-  /** A set measured slower than this (ns per byte, sampled on real traffic) is split in two;
-   * healthy sets cost 2-5. Default 25. */
+  /** A set whose sampled calls mostly cost more than this (ns per byte, on real traffic) is
+   * split in two. Healthy warm sets cost 2-5, cold ones (DFA still being built: the first few
+   * thousand texts) up to ~40; over the cliff, 150-500. Default 100. */
   cliffNsPerByte?: number;
   /** Most patterns per prefilter set (default prefilter.ts SET_SIZE). */
   maxSetSize?: number;
 }
 
-/** Every SAMPLE_EVERY-th text is timed set by set; a set is judged every WINDOW_CALLS samples. */
-const SAMPLE_EVERY = 8;
-const WINDOW_CALLS = 512;
-const WINDOW_BYTES = 128 * 1024;
+/** Every SAMPLE_EVERY-th text of at least SAMPLE_MIN_BYTES (below, the fixed cost of a call
+ * dominates) is timed set by set; a set is judged every WINDOW_CALLS samples, and split when
+ * most of them were slow: one sample stretched by the OS descheduling the thread does not
+ * count for more than one. */
+const SAMPLE_EVERY = 4;
+const SAMPLE_MIN_BYTES = 256;
+const WINDOW_CALLS = 128;
+const WARM_WINDOWS = 2;
 
 export class CompiledRules implements RuleMatcher {
   readonly version: string;
@@ -103,7 +108,7 @@ export class CompiledRules implements RuleMatcher {
 
   constructor(readonly ruleSet: RuleSet, options: CompiledRulesOptions = {}) {
     const skipNonAscii = options.skipNonAsciiSets ?? true;
-    this.cliffNsPerByte = options.cliffNsPerByte ?? 25;
+    this.cliffNsPerByte = options.cliffNsPerByte ?? 100;
     this.version = ruleSet.version;
     const enabled = ruleSet.rules.filter((r) => r.enabled !== false);
     this.ruleCount = enabled.length;
@@ -131,7 +136,7 @@ export class CompiledRules implements RuleMatcher {
       const groups: SetGroup[] = sets.map((set, k) => {
         const triage = k === triageSet;
         const start = bases[k]!;
-        return { set, start, end: start + (triage ? triageOffset : set.size), triage, nonAsciiOnly: skipNonAscii && nonAsciiOnly[k]!, warm: false, ms: 0, bytes: 0, calls: 0 };
+        return { set, start, end: start + (triage ? triageOffset : set.size), triage, nonAsciiOnly: skipNonAscii && nonAsciiOnly[k]!, windows: 0, calls: 0, slow: 0 };
       });
       // Sets index patterns in `order`; reorder the exact patterns the same way.
       const ordered = order.map((i) => patterns[i]!);
@@ -162,6 +167,13 @@ export class CompiledRules implements RuleMatcher {
     this.cache = { text, target, indices, matched, bytes };
     // Triage sees the folded text too: non-ASCII that is only such punctuation needs no view.
     return triage.length === 0 ? NOTHING : triageFromMatches(triage, 0);
+  }
+
+  /** Rule patterns per prefilter set of `target` (triage patterns not counted), in run order;
+   * `asciiSkipped` marks the sets all-ASCII views skip. For benchmarks and operators. */
+  prefilterLayout(target: Target): { patterns: number[]; asciiSkipped: boolean[] } {
+    const groups = this.byTarget.get(target)?.groups ?? [];
+    return { patterns: groups.map((g) => g.end - g.start), asciiSkipped: groups.map((g) => g.nonAsciiOnly) };
   }
 
   match(input: NormalisedInput): RuleHit[] {
@@ -259,14 +271,13 @@ export class CompiledRules implements RuleMatcher {
     const out: number[] = [];
     try {
       const ascii = bytes.length === text.length;
-      const sample = ++this.sampleTick % SAMPLE_EVERY === 0;
+      const sample = bytes.length >= SAMPLE_MIN_BYTES && ++this.sampleTick % SAMPLE_EVERY === 0;
       for (const g of t.groups) {
         if (ascii && g.nonAsciiOnly) continue;
         const t0 = sample ? performance.now() : 0;
         const found = g.set.match(bytes);
         if (sample) {
-          g.ms += performance.now() - t0;
-          g.bytes += bytes.length;
+          if (((performance.now() - t0) * 1e6) / bytes.length > this.cliffNsPerByte) g.slow++;
           g.calls++;
         }
         const size = g.end - g.start;
@@ -308,16 +319,12 @@ export class CompiledRules implements RuleMatcher {
   private checkCliff(t: TargetRules): void {
     for (let k = 0; k < t.groups.length; k++) {
       const g = t.groups[k]!;
-      if (g.calls < WINDOW_CALLS || g.bytes < WINDOW_BYTES) continue;
-      const nsPerByte = (g.ms * 1e6) / g.bytes;
-      g.ms = 0;
-      g.bytes = 0;
+      if (g.calls < WINDOW_CALLS) continue;
+      const slowShare = g.slow / g.calls;
       g.calls = 0;
-      if (!g.warm) {
-        g.warm = true;
-        continue;
-      }
-      if (nsPerByte <= this.cliffNsPerByte || g.end - g.start < 2) continue;
+      g.slow = 0;
+      if (++g.windows <= WARM_WINDOWS) continue;
+      if (slowShare <= 0.5 || g.end - g.start < 2) continue;
       const mid = g.start + ((g.end - g.start) >> 1);
       const half = (start: number, end: number, triage: boolean): SetGroup => ({
         set: new RE2.Set([...t.forms.slice(start, end), ...(triage ? TRIAGE_PATTERNS : [])], 'iu'),
@@ -325,15 +332,14 @@ export class CompiledRules implements RuleMatcher {
         end,
         triage,
         nonAsciiOnly: g.nonAsciiOnly,
-        warm: false,
-        ms: 0,
-        bytes: 0,
+        windows: 0,
         calls: 0,
+        slow: 0,
       });
       try {
         t.groups.splice(k, 1, half(g.start, mid, false), half(mid, g.end, g.triage));
         this.prefilterSplits++;
-        log.info({ patterns: g.end - g.start, nsPerByte: Math.round(nsPerByte), sets: t.groups.length }, 'prefilter set too slow on this traffic (RE2 DFA cliff): split in two');
+        log.info({ patterns: g.end - g.start, slowShare, thresholdNsPerByte: this.cliffNsPerByte, sets: t.groups.length }, 'prefilter set too slow on this traffic (RE2 DFA cliff): split in two');
       } catch (err) {
         log.warn({ err: (err as Error).message }, 'could not split a slow prefilter set');
       }
