@@ -15,6 +15,9 @@ import type { DetectorPlugin, Finding, NormalisedInput, RuleMatcher, Span, TextV
 
 // Encodings the engine's normaliser does not undo: 8-bit binary octets and Morse code.
 const BINARY_RUN = new RE2('(?:[01]{8}[ ,]?){6,}', 'g');
+/** On ASCII text the only thing scanCharacters can find is a binary or Morse run, and those need
+ * at least 48 characters of [01 ,] or 24 of [.-/ ] in a row: when neither exists, skip the loop. */
+const ASCII_RUN_GATE = new RE2('[01 ,]{48}|[.\\-/ ]{24}');
 const MORSE_RUN = new RE2('(?:[.\\-\u2022\u2013\u2014]{1,7}(?: / | {1,3}|/)){8,}[.\\-\u2022\u2013\u2014]{1,7}', 'gu');
 const MORSE: Record<string, string> = {
   '.-': 'a', '-...': 'b', '-.-.': 'c', '-..': 'd', '.': 'e', '..-.': 'f', '--.': 'g', '....': 'h', '..': 'i', '.---': 'j',
@@ -83,6 +86,19 @@ export interface CharScan {
 }
 
 /** One linear pass over the original text. */
+/** What scanCharacters returns for ASCII text without a binary or Morse run (frozen, shared). */
+const NONE: Span[] = Object.freeze([]) as unknown as Span[];
+const NOTHING_FOUND: CharScan = Object.freeze({
+  smuggledTags: NONE,
+  bidi: NONE,
+  zeroWidthInWords: NONE,
+  longestInvisibleRun: 0,
+  mixedScriptWords: NONE,
+  styledLetters: 0,
+  nonAscii: false,
+  encodedRun: false,
+}) as CharScan;
+
 export function scanCharacters(text: string): CharScan {
   const out: CharScan = { smuggledTags: [], bidi: [], zeroWidthInWords: [], longestInvisibleRun: 0, mixedScriptWords: [], styledLetters: 0, nonAscii: false, encodedRun: false };
   // Runs of binary digits / Morse marks with their separators; whitespace alone does not count.
@@ -182,7 +198,7 @@ const plugin: DetectorPlugin = {
   scan(input: NormalisedInput, ctx): Finding[] {
     const findings: Finding[] = [];
     // One linear pass over the characters decides what else is worth doing.
-    const chars = scanCharacters(input.original);
+    const chars = input.ascii && !ASCII_RUN_GATE.test(input.originalUtf8 ?? input.original) ? NOTHING_FOUND : scanCharacters(input.original);
     // Binary / Morse payloads: only when a long run of 0/1 or dots and dashes exists.
     if (chars.encodedRun) {
       const enc = encodedAttacks(input, ctx.rules);

@@ -97,7 +97,8 @@ const plugin: DetectorPlugin = {
     const max = Number(ctx.config.max_findings ?? 20);
     const text = input.original;
     const findings: Finding[] = [];
-    for (const k of PREFILTER.match(text)) {
+    // The shared UTF-8 copy: RE2 would otherwise convert the string on every call.
+    for (const k of PREFILTER.match(input.originalUtf8 ?? text)) {
       const kind = SECRET_KINDS[k]!;
       if (disabled.has(kind.id)) continue;
       const spans: Span[] = [];
