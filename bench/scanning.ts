@@ -18,21 +18,11 @@ import { Engine, BUILTIN_PLUGIN_DIR } from '../src/scanning/engine.js';
 import { applyPolicy } from '../src/scanning/policy.js';
 import { DEFAULT_RULES_DIR, ScanPool } from '../src/scanning/pool.js';
 import { loadRuleSet } from '../src/scanning/rules/load.js';
+import { mulberry32 } from '../src/util/prng.js';
 
 const DATA = process.env.WARDEN_BENCH_DATA ?? '/work/shared/data/injection-dev.jsonl';
 const SECONDS = Number(process.env.WARDEN_BENCH_SECONDS ?? 3);
 
-/** mulberry32: small, seeded, good enough for picking rows. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const BENIGN = [
   'Can you summarise the attached quarterly report and list the three biggest risks the finance team mentions?',
@@ -66,7 +56,7 @@ function obfuscate(s: string, k: number): string {
 }
 
 export function buildCorpus(): string[] {
-  const rand = prng(20251121);
+  const rand = mulberry32(20251121);
   const texts: string[] = [];
   if (existsSync(DATA)) {
     const rows = readFileSync(DATA, 'utf8')

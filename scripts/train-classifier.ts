@@ -17,6 +17,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { hashFeatures, WindowScorer, F_ALL } from '../plugins/classifier/features.js';
 import { normalise } from '../src/scanning/normalise/index.js';
+import { mulberry32 } from '../src/util/prng.js';
 
 interface Row { text: string; label: number; category?: string; source?: string }
 interface Instance { idx: Int32Array; val: Float32Array }
@@ -37,16 +38,6 @@ const TARGET_FP_LONG = Number(opt('--target-fp-long', '0.05'));
 const SEED = Number(opt('--seed', '1337'));
 const FEATURES = Number(opt('--features', String(F_ALL)));
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Collector {
   buckets: number[] = [];

@@ -6,9 +6,9 @@
  * listed and make the exit code 1; the others are still evaluated.
  */
 import type { Command } from 'commander';
-import { createOfflineScanner, type OfflineScanner } from '../../scanning/offline.js';
+import type { OfflineScanner } from '../../scanning/offline.js';
 import { stdio, type CliIO } from './rules.js';
-import { addScannerOptions, checkTarget, CliUsageError, readJsonl, scannerOptions, type ScanCliOptions } from './scan.js';
+import { addScannerOptions, checkTarget, openScanner, readJsonl, type ScanCliOptions } from './scan.js';
 import type { Target } from '../../scanning/types.js';
 
 export interface GroupStats {
@@ -147,15 +147,9 @@ export function printReport(r: EvalReport, io: CliIO): void {
 }
 
 export async function runEval(file: string, o: ScanCliOptions & { json?: boolean }, io: CliIO = stdio): Promise<number> {
-  let scanner: OfflineScanner;
-  let target: Target;
-  try {
-    target = checkTarget(o.target);
-    scanner = await createOfflineScanner(scannerOptions(o));
-  } catch (err) {
-    io.err(`warden eval: ${(err as Error).message}`);
-    return err instanceof CliUsageError ? 2 : 1;
-  }
+  const opened = await openScanner('eval', o, io);
+  if (typeof opened === 'number') return opened;
+  const { scanner, target } = opened;
   let report: EvalReport;
   try {
     report = await evaluate(file, scanner, target);

@@ -123,16 +123,21 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function runScan(text: string | undefined, o: ScanCliOptions, io: CliIO = stdio): Promise<number> {
-  let scanner: OfflineScanner;
-  let target: Target;
+/** Checks the target and builds the offline scanner; on failure prints why and gives the exit code (2 usage, 1 other). */
+export async function openScanner(command: string, o: ScanCliOptions, io: CliIO): Promise<{ scanner: OfflineScanner; target: Target } | number> {
   try {
-    target = checkTarget(o.target);
-    scanner = await createOfflineScanner(scannerOptions(o));
+    const target = checkTarget(o.target);
+    return { scanner: await createOfflineScanner(scannerOptions(o)), target };
   } catch (err) {
-    io.err(`warden scan: ${(err as Error).message}`);
+    io.err(`warden ${command}: ${(err as Error).message}`);
     return err instanceof CliUsageError ? 2 : 1;
   }
+}
+
+export async function runScan(text: string | undefined, o: ScanCliOptions, io: CliIO = stdio): Promise<number> {
+  const opened = await openScanner('scan', o, io);
+  if (typeof opened === 'number') return opened;
+  const { scanner, target } = opened;
   if (text !== undefined && o.file !== undefined) {
     io.err('warden scan: give either TEXT or --file, not both');
     return 2;
