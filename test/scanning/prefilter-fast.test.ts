@@ -65,7 +65,8 @@ describe('scanning/rules prefilter fast paths', () => {
     const full = new CompiledRules(rules, { skipNonAsciiSets: false });
     const texts: string[] = [];
     for (const r of rules.rules) for (const c of [...(r.tests?.match ?? []), ...(r.tests?.no_match ?? [])]) texts.push(c);
-    const dev = '/work/shared/data/injection-dev.jsonl';
+    // The development set lives in shared/ beside the checkout (absent elsewhere: rule tests alone then).
+    const dev = [join(ROOT, '..', 'shared', 'data', 'injection-dev.jsonl'), '/work/shared/data/injection-dev.jsonl'].find((p) => existsSync(p)) ?? '';
     if (existsSync(dev)) {
       const rows = readFileSync(dev, 'utf8').split('\n').filter((l) => l.trim() !== '');
       for (const l of rows.slice(0, 800)) texts.push((JSON.parse(l) as { text: string }).text);
