@@ -9,6 +9,7 @@ import { scanCounters } from '../src/analytics/counters.js';
 import { Analytics } from '../src/analytics/service.js';
 import { MemoryAggregateStore, RedisAggregateStore, type AggregateStore } from '../src/analytics/store.js';
 import type { ScanRecord } from '../src/scans/record.js';
+import { wipePrefix } from '../test/support/redis.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -63,13 +64,7 @@ export async function run(): Promise<void> {
   try {
     await measure('redis', new RedisAggregateStore(redis, prefix));
   } finally {
-    let cursor = '0';
-    for (let i = 0; i < 1000; i++) {
-      const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = nextCursor;
-      if (cursor === '0') break;
-    }
+    await wipePrefix(redis, prefix);
     redis.disconnect();
   }
 }

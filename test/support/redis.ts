@@ -11,9 +11,19 @@ export async function redisForSuite(name: string): Promise<{ prefix: string; red
     prefix,
     redis,
     async cleanup() {
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length) await redis.del(...keys);
+      await wipePrefix(redis, prefix);
       redis.disconnect();
     },
   };
+}
+
+/** Deletes every key under a prefix (SCAN, so a large keyspace is not blocked by KEYS). */
+export async function wipePrefix(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  for (let i = 0; i < 1000; i++) {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+    if (keys.length) await redis.del(...keys);
+    cursor = next;
+    if (cursor === '0') break;
+  }
 }
