@@ -82,34 +82,63 @@ function collect(re: RE2, text: string, group: number, accept: (s: string) => bo
   return spans;
 }
 
-/** One cheap pass: what the text could possibly contain, so most texts skip the regexes. */
-function shape(text: string): { digits: number; at: boolean; ibanStart: boolean } {
-  let digits = 0;
-  let at = false;
-  let ibanStart = false;
-  for (let i = 0; i < text.length; i++) {
-    const u = text.charCodeAt(i);
-    if (u >= 48 && u <= 57) {
-      digits++;
-      // Two capitals then two digits: how every IBAN begins.
-      if (!ibanStart && i >= 3) {
-        const a = text.charCodeAt(i - 3), b = text.charCodeAt(i - 2), c = text.charCodeAt(i - 1);
-        ibanStart = a >= 65 && a <= 90 && b >= 65 && b <= 90 && c >= 48 && c <= 57;
-      }
-    } else if (u === 64) at = true;
+const KIND_BIT: Record<PiiKind, number> = { card: 1, iban: 2, email: 4, phone: 8 };
+const CARD_BIT = 1, IBAN_BIT = 2, EMAIL_BIT = 4, PHONE_BIT = 8;
+
+/**
+ * Gates: one JS RegExp per kind, each a NECESSARY condition of that kind's RE2 pattern, so a
+ * text that fails a gate cannot produce a finding of that kind and its regex is not run. They
+ * are fixed-length (or unrolled) so V8 can skip ahead on the rare characters (digits), and
+ * backtrack at most a constant number of steps per start position (linear time).
+ *  - card: 13 digits, each pair separated by at most one space or hyphen (CARD needs 13-19);
+ *  - IBAN: two capitals, two digits, then two groups of four (IBAN needs at least two);
+ *  - e-mail: an '@';
+ *  - phone: three digits, a separator, three digits (every national form has that in its
+ *    `\d{3,4}[ .-]\d{3,4}` tail) or '+' and eight digits (E.164).
+ * Measured on the bench corpus: 7, 0, 202 and 8 of 2,800 texts pass them.
+ */
+const CARD_GATE = /\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d/;
+const IBAN_GATE = /[A-Z]{2}\d\d ?[A-Z0-9]{4} ?[A-Z0-9]{4}/;
+const PHONE_GATE = /\d{3}[ .-]\d{3}|\+\d{8}/;
+const TWO_DIGITS = /\d\d/;
+
+/** Each kind's RE2 pattern, for tests that check the gates against them. */
+export const PII_PATTERNS: Readonly<Record<PiiKind, RE2>> = { card: CARD, iban: IBAN, email: EMAIL, phone: PHONE };
+export const PII_KIND_BITS: Readonly<Record<PiiKind, number>> = KIND_BIT;
+
+/** The kinds (as bits) whose gate this text passes. */
+export function piiGates(text: string, kinds: number): number {
+  let pass = 0;
+  if (kinds & CARD_BIT && CARD_GATE.test(text)) pass |= CARD_BIT;
+  if (kinds & EMAIL_BIT && text.includes('@')) pass |= EMAIL_BIT;
+  // Both need two digits in a row; most texts have none, and this is the cheapest test.
+  if (kinds & (IBAN_BIT | PHONE_BIT) && TWO_DIGITS.test(text)) {
+    if (kinds & IBAN_BIT && IBAN_GATE.test(text)) pass |= IBAN_BIT;
+    if (kinds & PHONE_BIT && PHONE_GATE.test(text)) pass |= PHONE_BIT;
   }
-  return { digits, at, ibanStart };
+  return pass;
+}
+
+function kindBits(kinds: Iterable<string>): number {
+  let bits = 0;
+  for (const k of kinds) bits |= KIND_BIT[k as PiiKind] ?? 0;
+  return bits;
 }
 
 export function findPii(text: string, kinds: ReadonlySet<PiiKind>, max = 50): Map<PiiKind, Span[]> {
+  return findPiiKinds(text, kindBits(kinds), max) ?? new Map();
+}
+
+/** null: no gate passed (the common case: nothing allocated). */
+function findPiiKinds(text: string, kindSet: number, max: number): Map<PiiKind, Span[]> | null {
+  const kinds = piiGates(text, kindSet);
+  if (kinds === 0) return null;
   const out = new Map<PiiKind, Span[]>();
-  const s = shape(text);
-  kinds = new Set([...kinds].filter((k) => (k === 'card' ? s.digits >= 13 : k === 'iban' ? s.ibanStart : k === 'email' ? s.at : s.digits >= 8)));
-  const cards = kinds.has('card') ? collect(CARD, text, 1, (v) => { const d = v.replace(/[ -]/g, ''); return plausibleCard(d) && luhnValid(d); }, max) : [];
+  const cards = kinds & CARD_BIT ? collect(CARD, text, 1, (v) => { const d = v.replace(/[ -]/g, ''); return plausibleCard(d) && luhnValid(d); }, max) : [];
   if (cards.length) out.set('card', cards);
-  if (kinds.has('iban')) { const s = collect(IBAN, text, 1, ibanValid, max); if (s.length) out.set('iban', s); }
-  if (kinds.has('email')) { const s = collect(EMAIL, text, 0, (v) => !RESERVED_DOMAIN.test(v), max); if (s.length) out.set('email', s); }
-  if (kinds.has('phone')) {
+  if (kinds & IBAN_BIT) { const s = collect(IBAN, text, 1, ibanValid, max); if (s.length) out.set('iban', s); }
+  if (kinds & EMAIL_BIT) { const s = collect(EMAIL, text, 0, (v) => !RESERVED_DOMAIN.test(v), max); if (s.length) out.set('email', s); }
+  if (kinds & PHONE_BIT) {
     const inCard = (s: Span): boolean => cards.some((c) => c.start <= s.start && s.end <= c.end);
     // A phone-shaped piece of a longer digit group (card, IBAN, account number) is not a phone.
     const isSep = (c: string | undefined): boolean => c === ' ' || c === '.' || c === '-';
@@ -131,9 +160,11 @@ const plugin: DetectorPlugin = {
   },
   scan(input: NormalisedInput, ctx): Finding[] {
     const key = input.target === 'output' ? 'output_kinds' : 'prompt_kinds';
-    const kinds = new Set(((ctx.config[key] as PiiKind[] | undefined) ?? []));
-    if (kinds.size === 0) return [];
-    const found = findPii(input.original, kinds, Number(ctx.config.max_spans ?? 50));
+    const raw = (ctx.config[key] as PiiKind[] | undefined) ?? [];
+    const kinds = Array.isArray(raw) ? kindBits(raw) : kindBits(new Set(raw));
+    if (kinds === 0) return [];
+    const found = findPiiKinds(input.original, kinds, Number(ctx.config.max_spans ?? 50));
+    if (found === null || found.size === 0) return [];
     const findings: Finding[] = [];
     for (const [kind, spans] of found) {
       const spec = KIND_SPEC[kind];
