@@ -142,6 +142,57 @@ export function suffixScore(text: string): SuffixScore {
   return { score: odd + 2 * glued + 0.5 * midCaps, start: tailStart, end };
 }
 
+/** UTF-8 of the tail: at most TAIL UTF-16 units, 3 bytes each (a surrogate pair: 4 for 2). */
+const TAIL_BYTES = new Uint8Array(3 * TAIL);
+const UTF8 = new TextEncoder();
+/** Per byte: 1 = odd symbol or backtick, 2 = capital letter. */
+const BOUND_CLASS = new Uint8Array(256);
+for (let u = 0; u < 128; u++) if (ODD[u] === 1 || u === 96) BOUND_CLASS[u] = 1;
+for (let u = 65; u <= 90; u++) BOUND_CLASS[u] = 2;
+
+/**
+ * An upper bound of `suffixScore(text).score` from the tail alone, for a gate. Each tail
+ * character adds at most one term to the score: an odd symbol or a lone backtick 1; a capital
+ * 2 as "glued" when the two characters before it are lower-case letters, else 0.5 as a
+ * mid-sentence capital when it starts a word (after a space not ending a sentence, or after a
+ * backtick) and a lower-case letter follows, else nothing. What the full score skips (code
+ * spans, encoded tokens, links, hashtags, a head that is not prose) only lowers it.
+ *
+ * The tail is read as UTF-8 bytes in a scratch buffer: per-character reads of the string cost
+ * several times more wherever strings of several representations reach the same code (the
+ * bench corpus mixes flat, cons and two-byte strings). A non-ASCII character becomes bytes
+ * >= 0x80, none of which is a letter, space, backtick or odd symbol, so the neighbour tests
+ * give the same answers as on the characters; the first two bytes, whose neighbours lie before
+ * the tail, count as glued when capital (an over-estimate, still a bound).
+ */
+export function suffixScoreBound(text: string): number {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) <= 32) end--;
+  // Where the tail starts depends only on the last TAIL + MIN_HEAD characters: a newline
+  // before them leaves a line long enough and a tail of exactly TAIL.
+  const from = Math.max(0, end - TAIL - MIN_HEAD);
+  const nl = text.slice(from, end).lastIndexOf('\n');
+  let tailStart = end - TAIL;
+  if (nl >= 0 || from === 0) {
+    const lineStart = nl >= 0 ? from + nl + 1 : 0;
+    if (end - lineStart < MIN_LINE) return 0;
+    tailStart = Math.max(lineStart + MIN_HEAD, end - TAIL);
+  }
+  const b = TAIL_BYTES;
+  const n = UTF8.encodeInto(text.slice(tailStart, end), b).written;
+  let bound = 0;
+  for (let i = 0; i < n; i++) {
+    const c = BOUND_CLASS[b[i]!]!;
+    if (c === 0) continue;
+    if (c === 1) { bound += 1; continue; }
+    if (i < 2 || (isLower(b[i - 1]!) && isLower(b[i - 2]!))) { bound += 2; continue; }
+    const p = b[i - 1]!;
+    const q = b[i - 2]!;
+    if ((p === 96 || (p === 32 && q !== 46 && q !== 33 && q !== 63 && q !== 58)) && i + 1 < n && isLower(b[i + 1]!)) bound += 0.5;
+  }
+  return bound;
+}
+
 const plugin: DetectorPlugin = {
   meta: {
     name: 'adversarial-suffix',
@@ -152,6 +203,8 @@ const plugin: DetectorPlugin = {
   },
   scan(input: NormalisedInput, ctx): Finding[] {
     const min = Number(ctx.config.min_score ?? 6.5);
+    // The gate: a tail that cannot reach min_score needs no full scoring (score <= bound).
+    if (suffixScoreBound(input.original) < min) return [];
     const r = suffixScore(input.original);
     if (r.score < min) return [];
     return [{
