@@ -52,6 +52,60 @@ export const SECRET_KINDS: SecretKind[] = [
  */
 const PREFILTER = new RE2.Set(SECRET_KINDS.map((k) => k.re.source), 'u');
 
+/**
+ * The gate before the prefilter set: every kind needs one of
+ *  - a run of at least 15 characters of [A-Za-z0-9_\-+/=.~] (the union of the kinds' token
+ *    alphabets; the shortest run is a Slack token "xoxb-" + 10, a generic assignment needs 16,
+ *    a service-account key quotes "service_account", the others are 20 to 80+ long), or
+ *  - "-----BEGIN" (PEM private keys), or "?sv=" / "&sv=" (an Azure SAS signature may be
+ *    percent-encoded, which breaks its run).
+ * Most texts hold neither, and proving that costs less than the set's UTF-8 copy alone.
+ */
+const RUN = 15;
+const TOKEN_BYTE = new Uint8Array(256);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.~') TOKEN_BYTE[c.charCodeAt(0)] = 1;
+
+/**
+ * Whether bytes[0..n) hold RUN token characters in a row. Reads each window of RUN from its
+ * end backwards: the first other byte found rules out every window that contains it, so the
+ * next window starts after it. In prose (a space every few characters) about one byte in three
+ * is read. UTF-8, because per-character reads of a string cost several times more (and vary
+ * with the string's representation); a non-ASCII character is bytes >= 0x80, which end a run
+ * as the character does.
+ */
+export function hasTokenRun(bytes: Uint8Array, n: number): boolean {
+  let p = 0;
+  while (p + RUN <= n) {
+    let q = p + RUN - 1;
+    while (q >= p && TOKEN_BYTE[bytes[q]!] === 1) q--;
+    if (q < p) return true;
+    p = q + 1;
+  }
+  return false;
+}
+
+/** Texts up to this many UTF-16 units are gated (in a scratch buffer of 3 bytes per unit). */
+const MAX_GATED = 1 << 16;
+let scratch = Buffer.allocUnsafeSlow(16 * 1024);
+const UTF8 = new TextEncoder();
+
+/**
+ * The text's UTF-8 when a kind may match it (a view of a scratch buffer, valid until the next
+ * call; undefined for texts too long to gate), or null when no kind can match it.
+ */
+function gate(text: string): Buffer | null | undefined {
+  if (text.length > MAX_GATED) return undefined;
+  if (3 * text.length > scratch.length) scratch = Buffer.allocUnsafeSlow(3 * text.length);
+  const n = UTF8.encodeInto(text, scratch).written;
+  if (hasTokenRun(scratch, n) || text.includes('-----BEGIN') || text.includes('&sv=') || text.includes('?sv=')) return scratch.subarray(0, n);
+  return null;
+}
+
+/** False when no kind can match `text`. */
+export function secretsGate(text: string): boolean {
+  return gate(text) !== null;
+}
+
 /** Bits per character of the string's own symbol distribution. */
 export function shannonEntropy(s: string): number {
   if (s.length === 0) return 0;
@@ -93,12 +147,14 @@ const plugin: DetectorPlugin = {
     defaultConfig: { disabled_kinds: [] as string[], max_findings: 20 },
   },
   scan(input: NormalisedInput, ctx): Finding[] {
+    const bytes = gate(input.original);
+    if (bytes === null) return [];
     const disabled = new Set((ctx.config.disabled_kinds as string[] | undefined) ?? []);
     const max = Number(ctx.config.max_findings ?? 20);
     const text = input.original;
     const findings: Finding[] = [];
-    // The shared UTF-8 copy: RE2 would otherwise convert the string on every call.
-    for (const k of PREFILTER.match(input.originalUtf8 ?? text)) {
+    // UTF-8 bytes: RE2 would otherwise convert the string (the gate's copy, else the shared one).
+    for (const k of PREFILTER.match(bytes ?? input.originalUtf8 ?? text)) {
       const kind = SECRET_KINDS[k]!;
       if (disabled.has(kind.id)) continue;
       const spans: Span[] = [];

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import plugin, { shannonEntropy } from './index.js';
+import plugin, { shannonEntropy, secretsGate, hasTokenRun, SECRET_KINDS } from './index.js';
 import { makeInput } from '../testing-input.js';
 import type { Finding } from '../../src/scanning/types.js';
 
@@ -67,5 +67,62 @@ describe('secrets plugin', () => {
   it('computes Shannon entropy', () => {
     expect(shannonEntropy('aaaa')).to.equal(0);
     expect(shannonEntropy('abcd')).to.equal(2);
+  });
+});
+
+describe('secrets gate', () => {
+  const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
+  const anyKind = (text: string): boolean => SECRET_KINDS.some((k) => { k.re.lastIndex = 0; return k.re.test(text); });
+
+  it('lets the shortest secrets through and finds them', () => {
+    const slack = 'xoxb-' + '1a2B3c4D5e'; // a run of exactly 15
+    expect(secretsGate(`token: ${slack}`)).to.equal(true);
+    expect(ids(scan(`here: ${slack} ok`))).to.include('secrets.slack-token');
+    // A PEM header has no long run; a percent-encoded SAS signature breaks its run.
+    expect(secretsGate('-----BEGIN PRIVATE KEY-----')).to.equal(true);
+    expect(ids(scan('-----BEGIN PRIVATE KEY-----'))).to.deep.equal(['secrets.private-key']);
+    const sas = 'https://acct.blob.core.windows.net/c?sv=2021-06-08&ss=b&sig=' + 'aB3%2Bc4%2Fd5e'.repeat(4);
+    expect(secretsGate(sas)).to.equal(true);
+    expect(ids(scan(sas))).to.include('secrets.azure-sas-token');
+  });
+
+  it('stops texts with no run of 15 token characters and no PEM or SAS marker', () => {
+    expect(secretsGate('token: xoxb-1a2B3c4D5')).to.equal(false); // 14
+    expect(secretsGate('Ordinary prose, with words like internationalisation (20) split: inter-national-isation!')).to.equal(true);
+    expect(secretsGate('Ordinary prose, with short words only; nothing to see here at all.')).to.equal(false);
+    expect(secretsGate('aaaaaaaaaaaaaa\u00e9aaaaaaaaaaaaaa')).to.equal(false); // a non-ASCII letter ends the run
+    expect(hasTokenRun(utf8('abcdefghijklmn op'), 17)).to.equal(false);
+    expect(hasTokenRun(utf8('x abcdefghijklmno'), 17)).to.equal(true); // a run at the very end
+    expect(hasTokenRun(utf8('abcdefghijklmno x'), 17)).to.equal(true); // ... and at the very start
+  });
+
+  it('is a necessary condition of every kind (random token soup)', () => {
+    let state = 777;
+    const rand = (n: number): number => ((state = (state * 1103515245 + 12345) >>> 0) % n);
+    const pieces = ['a', 'Z', '9', '_', '-', '+', '/', '=', '.', '~', ' ', '"', ':', '%', 'é', 'xoxb-', 'AKIA', 'AIza', 'ghp_', 'eyJ', 'sk-', 'token=', 'api_key: ',
+      'sig=', '&sv=2021-06-08&', '-----BEGIN ', 'PRIVATE KEY-----', '"type": "service_account", "private_key": "', 'aB3dE6gH9', 'Q1w2E3r4T5y6'];
+    const hits: Record<string, number> = { pass: 0, match: 0 };
+    for (let i = 0; i < 20_000; i++) {
+      let t = '';
+      for (let k = rand(30) + 1; k > 0; k--) t += pieces[rand(pieces.length)];
+      const gate = secretsGate(t);
+      if (gate) hits.pass!++;
+      if (anyKind(t)) {
+        hits.match!++;
+        expect(gate, JSON.stringify(t)).to.equal(true);
+      }
+      // The skip search agrees with a plain run count.
+      expect(hasTokenRun(utf8(t), utf8(t).length), JSON.stringify(t)).to.equal(/[A-Za-z0-9_\-+/=.~]{15}/.test(t));
+    }
+    expect(hits.match).to.be.greaterThan(500);
+    expect(hits.pass).to.be.lessThan(20_000);
+  });
+
+  it('finishes on 100 KB hostile inputs (mocha timeout is the guard)', () => {
+    for (const unit of ['abcdefghijklmn ', 'a', '-----BEGI', '?sv', 'token = ' + 'ab'.repeat(7) + ' ']) {
+      const text = unit.repeat(Math.ceil(100_000 / unit.length));
+      if (anyKind(text)) expect(secretsGate(text), unit).to.equal(true);
+      scan(text);
+    }
   });
 });
