@@ -124,7 +124,9 @@ const ONLY_NON_ASCII: CharScan = Object.freeze({ ...NOTHING_FOUND, nonAscii: tru
 /** scanCharacters(text), or its answer when the gate proves it holds nothing but nonAscii. */
 export function scanCharactersGated(text: string, ascii: boolean | undefined): CharScan {
   if (ENCODED_GATE.test(text) || (ascii !== true && SPECIAL_GATE.test(text))) return scanCharacters(text);
-  return ascii ?? !NON_ASCII.test(text) ? NOTHING_FOUND : ONLY_NON_ASCII;
+  // `ascii: true` is trusted (normalise() sets it); otherwise ask the text (the first non-ASCII
+  // character ends the search).
+  return ascii === true || !NON_ASCII.test(text) ? NOTHING_FOUND : ONLY_NON_ASCII;
 }
 
 export function scanCharacters(text: string): CharScan {

@@ -108,6 +108,7 @@ describe('obfuscation plugin: the character gate', () => {
     it(`gated and ungated agree: ${JSON.stringify(text.slice(0, 40))}`, () => {
       expect(plugin.scan({ ...makeInput(text), ascii: true }, config)).to.deep.equal(ungated(text, true));
       expect(plugin.scan({ ...makeInput(text), ascii: undefined }, config)).to.deep.equal(ungated(text));
+      expect(plugin.scan({ ...makeInput(text), ascii: false }, config)).to.deep.equal(ungated(text, false));
       agrees(text, true);
     });
   }
