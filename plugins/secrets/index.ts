@@ -147,10 +147,11 @@ const plugin: DetectorPlugin = {
     defaultConfig: { disabled_kinds: [] as string[], max_findings: 20 },
   },
   scan(input: NormalisedInput, ctx): Finding[] {
-    const bytes = gate(input.original);
-    if (bytes === null) return [];
+    // Config first, as before the gate: a malformed disabled_kinds still fails every scan.
     const disabled = new Set((ctx.config.disabled_kinds as string[] | undefined) ?? []);
     const max = Number(ctx.config.max_findings ?? 20);
+    const bytes = gate(input.original);
+    if (bytes === null) return [];
     const text = input.original;
     const findings: Finding[] = [];
     // UTF-8 bytes: RE2 would otherwise convert the string (the gate's copy, else the shared one).
