@@ -118,6 +118,10 @@ describe('secrets gate', () => {
     expect(hits.pass).to.be.lessThan(20_000);
   });
 
+  it('reads its config before the gate (a malformed one fails on any text, as before)', () => {
+    expect(() => scan('nothing to see', 'output', { disabled_kinds: 5 })).to.throw(TypeError);
+  });
+
   it('finishes on 100 KB hostile inputs (mocha timeout is the guard)', () => {
     for (const unit of ['abcdefghijklmn ', 'a', '-----BEGI', '?sv', 'token = ' + 'ab'.repeat(7) + ' ']) {
       const text = unit.repeat(Math.ceil(100_000 / unit.length));
