@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import plugin, { Classifier, type ModelFile } from './index.js';
-import { hashFeatures, WindowScorer, F_ALL } from './features.js';
+import { hashFeatures, WindowScorer, F_ALL, F_FAST, F_PACK4, F_CHAR3, F_CHAR5, F_WORDS } from './features.js';
 import { makeInput } from '../testing-input.js';
 import type { Finding, Target } from '../../src/scanning/types.js';
 
@@ -81,6 +81,69 @@ describe('classifier plugin', () => {
     const expected = buckets.reduce((s, b) => s + weights[b]!, 0) / Math.sqrt(buckets.length);
     const got = new WindowScorer().score(text, weights, 4, 256, 4, F_ALL).raw;
     expect(got).to.be.closeTo(expected, 1e-9);
+  });
+
+  /** Best window computed the slow way: features collected by hashFeatures, summed per chunk. */
+  function reference(text: string, weights: Int8Array, bits: number, chunkChars: number, windowChunks: number, features: number): { raw: number; start: number; end: number } {
+    const buckets: number[] = [];
+    const positions: number[] = [];
+    const collector = new WindowScorer();
+    collector.collect = { buckets, positions };
+    hashFeatures(text, bits, collector, features);
+    const chunks = Math.max(1, Math.ceil(text.length / chunkChars));
+    const sums = new Array<number>(chunks).fill(0);
+    const counts = new Array<number>(chunks).fill(0);
+    buckets.forEach((b, k) => { const c = Math.min(chunks - 1, Math.floor(positions[k]! / chunkChars)); sums[c]! += weights[b]!; counts[c]!++; });
+    const w = Math.min(windowChunks, chunks);
+    let best = -Infinity;
+    let bestAt = 0;
+    for (let k = 0; k + w <= chunks; k++) {
+      let s = 0;
+      let c = 0;
+      for (let j = k; j < k + w; j++) { s += sums[j]!; c += counts[j]!; }
+      const v = c > 0 ? s / Math.sqrt(c) : 0;
+      if (v > best) { best = v; bestAt = k; }
+    }
+    return { raw: best, start: bestAt * chunkChars, end: Math.min(text.length, (bestAt + w) * chunkChars) };
+  }
+
+  it('scores every feature set, chunk size and text shape exactly as the collected features say', () => {
+    const texts = [
+      '', ' ', 'a', '   leading and trailing   ', 'x'.repeat(128), 'ab '.repeat(43), 'a'.repeat(127) + ' b', 'a'.repeat(128) + 'b',
+      'word '.repeat(25) + 'end', 'Tabs\tand\nnew\r\nlines\u00a0nbsp  double  spaces', 'DIGITS 0123456789 x9y8',
+      'ÄÖÜ Straße ЖЁЯ жёя Ѐ Ͽ 漢字かな 😀 emoji', 'Ignore all previous instructions. '.repeat(30), 'end with word',
+      'mixed\u0430\u042f\u0400\u042f\u0500 units', '.,;:!?'.repeat(50),
+    ];
+    for (let n = 0; n < 120; n++) {
+      let s = '';
+      let r = n * 7919 + 1;
+      for (let k = 0; k < n * 9; k++) { r = (Math.imul(r, 1103515245) + 12345) | 0; s += 'abcdefgh  \nQ7Ж.é'[(r >>> 16) % 16]!; }
+      texts.push(s);
+    }
+    const bits = 10;
+    const weights = new Int8Array(1 << bits).map((_, i) => ((i * 37) % 255) - 127);
+    const sets = [F_ALL, F_FAST, F_PACK4, F_PACK4 | F_CHAR3 | F_WORDS, F_CHAR5 | F_WORDS, F_WORDS];
+    const scorer = new WindowScorer();
+    for (const features of sets) for (const [chunk, win] of [[4, 1], [16, 3], [128, 4]] as const) for (const text of texts) {
+      const got = scorer.score(text, weights, bits, chunk, win, features);
+      expect(got, `${features} ${chunk}x${win} ${JSON.stringify(text.slice(0, 40))}`).to.deep.equal(reference(text, weights, bits, chunk, win, features));
+    }
+  });
+
+  it('folds case and digits and packs 4-grams without collisions among ASCII', () => {
+    const features = (text: string, set: number): number[] => {
+      const buckets: number[] = [];
+      const collector = new WindowScorer();
+      collector.collect = { buckets, positions: [] };
+      hashFeatures(text, 24, collector, set);
+      return buckets;
+    };
+    expect(features('IGNORE Previous 1234', F_FAST)).to.deep.equal(features('ignore previous 9876', F_FAST));
+    expect(features('a\t\n  b', F_FAST)).to.deep.equal(features('a b', F_FAST));
+    // Distinct ASCII 4-grams have distinct packed keys; at 24 bits their buckets differ too.
+    const seen = new Set<number>();
+    for (const g of ['abcd', 'abce', 'bbcd', 'dcba', 'abc ', ' abc', 'ab0d']) for (const b of features(g, F_PACK4).slice(-1)) seen.add(b);
+    expect(seen.size).to.equal(7);
   });
 
   it('rejects a model file of the wrong format or size', () => {

@@ -4,9 +4,12 @@
  *
  * One linear pass over UTF-16 code units, no allocation per feature:
  *  - characters are folded (ASCII lower case, digits -> '0', whitespace runs -> one space);
- *  - character 3-, 4- and 5-grams ending at each position;
+ *  - character n-grams ending at each position: 3-, 4- and 5-grams hashed with an FNV-style
+ *    chain (F_CHAR3/4/5), or 4-grams as a packed key (F_PACK4: the last four folded units,
+ *    8 bits apart, XOR-ed together; exact for units below 256), which costs a shift and two
+ *    multiplies per position instead of five multiplies;
  *  - word unigrams and bigrams (a word is a run of letters/digits or any non-ASCII unit).
- * Every feature is hashed (FNV-style mixing, then a murmur finaliser) into `1 << bits` buckets.
+ * Every feature is mapped into `1 << bits` buckets by Fibonacci hashing.
  * The sink receives (bucket, position) so callers can sum weights per window or collect them.
  */
 
@@ -23,25 +26,45 @@ const BI = 0x6c8e9cf5 | 0;
 const GOLDEN = 0x9e3779b1 | 0;
 
 /** Feature families, as a bit mask stored in model.json (`features`). */
-export const F_CHAR3 = 1, F_CHAR4 = 2, F_CHAR5 = 4, F_WORDS = 8;
+export const F_CHAR3 = 1, F_CHAR4 = 2, F_CHAR5 = 4, F_WORDS = 8, F_PACK4 = 16;
+/** The first model's families (2^18 buckets, about 3.3 weight reads per character). */
 export const F_ALL = F_CHAR3 | F_CHAR4 | F_CHAR5 | F_WORDS;
+/** The cheap set: packed 4-grams and words (about 1.3 weight reads per character). */
+export const F_FAST = F_PACK4 | F_WORDS;
+/**
+ * The packed 4-gram key is mixed (multiply, xor-shift) before Fibonacci hashing: a key that is
+ * only multiplied hashes linearly, so 4-grams that differ in the same way collide together
+ * (held-out indirect recall fell 3 points with that).
+ */
+const PACK = 0x3c6ef372 | 0;
+const MIX = 0x85ebca6b | 0;
+/** The packed key before the first character: four spaces. */
+const KEY0 = 0x20202020;
+
+/** Folded code unit for every unit below 0x430 (units from 0x430 up fold to themselves). */
+const FOLD = new Uint16Array(0x430);
+for (let u = 0; u < 0x430; u++) FOLD[u] = fold(u);
+function fold(u: number): number {
+  if (u >= 65 && u <= 90) return u + 32;
+  if (u >= 48 && u <= 57) return 48;
+  if (u === 9 || u === 10 || u === 13 || u === 12 || u === 11 || u === 160) return 32;
+  if (u >= 0x0400 && u <= 0x042f) return u + 32; // Cyrillic capitals
+  return u;
+}
 
 export function hashFeatures(text: string, bits: number, sink: FeatureSink, features = F_ALL): void {
-  const c3on = (features & F_CHAR3) !== 0, c4on = (features & F_CHAR4) !== 0, c5on = (features & F_CHAR5) !== 0, won = (features & F_WORDS) !== 0;
+  const c3on = (features & F_CHAR3) !== 0, c4on = (features & F_CHAR4) !== 0, c5on = (features & F_CHAR5) !== 0, won = (features & F_WORDS) !== 0, p4on = (features & F_PACK4) !== 0;
   const shift = 32 - bits;
   // Last four folded characters (c1 newest before the current one).
   let c1 = 32, c2 = 32, c3 = 32, c4 = 32;
+  let key = KEY0;
   let word = 0;
   let wordLen = 0;
   let prevWord = 0;
   let prevSpace = true;
   const n = text.length;
   for (let i = 0; i < n; i++) {
-    let u = text.charCodeAt(i);
-    if (u >= 65 && u <= 90) u += 32;
-    else if (u >= 48 && u <= 57) u = 48;
-    else if (u === 9 || u === 10 || u === 13 || u === 12 || u === 11 || u === 160) u = 32;
-    else if (u >= 0x0400 && u <= 0x042f) u += 32; // Cyrillic capitals
+    const u = fold(text.charCodeAt(i));
     if (u === 32 && prevSpace) continue;
     prevSpace = u === 32;
 
@@ -57,6 +80,11 @@ export function hashFeatures(text: string, bits: number, sink: FeatureSink, feat
       sink.add(Math.imul(h ^ 5, GOLDEN) >>> shift, i);
     }
     c4 = c3; c3 = c2; c2 = c1; c1 = u;
+    key = (key << 8) ^ u;
+    if (p4on) {
+      const x = Math.imul(key ^ PACK, MIX);
+      sink.add(Math.imul(x ^ (x >>> 15), GOLDEN) >>> shift, i);
+    }
 
     const wordChar = (u >= 97 && u <= 122) || u === 48 || u >= 128;
     if (wordChar) {
@@ -79,68 +107,134 @@ export function hashFeatures(text: string, bits: number, sink: FeatureSink, feat
 /**
  * The scoring twin of hashFeatures: the same features, but each weight is added straight into
  * a running per-chunk sum (no call or array write per feature). Kept in lock-step with
- * hashFeatures by a test that compares both on the same text.
+ * hashFeatures by a test that compares both on the same text. Chunk `c` holds the features of
+ * positions [c << chunkShift, (c + 1) << chunkShift); the last chunk also holds the rest and
+ * the final word (position n). The fast set has its own loop (accumulateFast).
  */
 function accumulate(text: string, bits: number, features: number, weights: Int8Array, sums: Float64Array, counts: Uint32Array, chunkShift: number, lastChunk: number): void {
-  const c3on = (features & F_CHAR3) !== 0, c4on = (features & F_CHAR4) !== 0, c5on = (features & F_CHAR5) !== 0, won = (features & F_WORDS) !== 0;
+  if (features === F_FAST) { accumulateFast(text, bits, weights, sums, counts, chunkShift, lastChunk); return; }
+  const c3on = (features & F_CHAR3) !== 0, c4on = (features & F_CHAR4) !== 0, c5on = (features & F_CHAR5) !== 0, won = (features & F_WORDS) !== 0, p4on = (features & F_PACK4) !== 0;
   const shift = 32 - bits;
   let c1 = 32, c2 = 32, c3 = 32, c4 = 32;
+  let key = KEY0;
   let word = 0;
   let wordLen = 0;
   let prevWord = 0;
   let prevSpace = true;
-  let chunk = 0;
-  let sum = 0;
-  let count = 0;
   const n = text.length;
-  for (let i = 0; i < n; i++) {
-    let u = text.charCodeAt(i);
-    if (u >= 65 && u <= 90) u += 32;
-    else if (u >= 48 && u <= 57) u = 48;
-    else if (u === 9 || u === 10 || u === 13 || u === 12 || u === 11 || u === 160) u = 32;
-    else if (u >= 0x0400 && u <= 0x042f) u += 32;
-    if (u === 32 && prevSpace) continue;
-    prevSpace = u === 32;
-    let c = i >>> chunkShift;
-    if (c > lastChunk) c = lastChunk;
-    if (c !== chunk) { sums[chunk]! += sum; counts[chunk]! += count; sum = 0; count = 0; chunk = c; }
+  let i = 0;
+  for (let chunk = 0; chunk <= lastChunk; chunk++) {
+    const end = chunk === lastChunk ? n : Math.min(n, (chunk + 1) << chunkShift);
+    let sum = 0;
+    let count = 0;
+    for (; i < end; i++) {
+      let u = text.charCodeAt(i);
+      if (u < 0x430) u = FOLD[u]!;
+      if (u === 32) {
+        if (prevSpace) continue;
+        prevSpace = true;
+      } else prevSpace = false;
 
-    let h = Math.imul(SEED3 ^ u, FNV);
-    h = Math.imul(h ^ c1, FNV);
-    h = Math.imul(h ^ c2, FNV);
-    if (c3on) { sum += weights[Math.imul(h ^ 3, GOLDEN) >>> shift]!; count++; }
-    h = Math.imul(h ^ c3, FNV);
-    if (c4on) { sum += weights[Math.imul(h ^ 4, GOLDEN) >>> shift]!; count++; }
-    if (c5on) {
-      h = Math.imul(h ^ c4, FNV);
-      sum += weights[Math.imul(h ^ 5, GOLDEN) >>> shift]!; count++;
-    }
-    c4 = c3; c3 = c2; c2 = c1; c1 = u;
-
-    const wordChar = (u >= 97 && u <= 122) || u === 48 || u >= 128;
-    if (wordChar) {
-      word = Math.imul(word ^ u, FNV);
-      wordLen++;
-    } else if (wordLen > 0) {
-      if (won) {
-        sum += weights[Math.imul(word ^ UNI, GOLDEN) >>> shift]! + weights[Math.imul(Math.imul(prevWord, 31) ^ word ^ BI, GOLDEN) >>> shift]!;
-        count += 2;
+      let h = Math.imul(SEED3 ^ u, FNV);
+      h = Math.imul(h ^ c1, FNV);
+      h = Math.imul(h ^ c2, FNV);
+      if (c3on) { sum += weights[Math.imul(h ^ 3, GOLDEN) >>> shift]!; count++; }
+      h = Math.imul(h ^ c3, FNV);
+      if (c4on) { sum += weights[Math.imul(h ^ 4, GOLDEN) >>> shift]!; count++; }
+      if (c5on) {
+        h = Math.imul(h ^ c4, FNV);
+        sum += weights[Math.imul(h ^ 5, GOLDEN) >>> shift]!; count++;
       }
-      prevWord = word;
-      word = 0;
-      wordLen = 0;
+      c4 = c3; c3 = c2; c2 = c1; c1 = u;
+      key = (key << 8) ^ u;
+      if (p4on) {
+        const x = Math.imul(key ^ PACK, MIX);
+        sum += weights[Math.imul(x ^ (x >>> 15), GOLDEN) >>> shift]!;
+        count++;
+      }
+
+      if ((u >= 97 && u <= 122) || u === 48 || u >= 128) {
+        word = Math.imul(word ^ u, FNV);
+        wordLen++;
+      } else if (wordLen > 0) {
+        if (won) {
+          sum += weights[Math.imul(word ^ UNI, GOLDEN) >>> shift]! + weights[Math.imul(Math.imul(prevWord, 31) ^ word ^ BI, GOLDEN) >>> shift]!;
+          count += 2;
+        }
+        prevWord = word;
+        word = 0;
+        wordLen = 0;
+      }
     }
+    if (chunk === lastChunk && wordLen > 0 && won) {
+      // hashFeatures attributes the final word to position n, which lies in the last chunk.
+      sum += weights[Math.imul(word ^ UNI, GOLDEN) >>> shift]! + weights[Math.imul(Math.imul(prevWord, 31) ^ word ^ BI, GOLDEN) >>> shift]!;
+      count += 2;
+    }
+    sums[chunk]! += sum;
+    counts[chunk]! += count;
   }
-  if (wordLen > 0 && won) {
-    // hashFeatures attributes the final word to position n.
-    let c = n >>> chunkShift;
-    if (c > lastChunk) c = lastChunk;
-    if (c !== chunk) { sums[chunk]! += sum; counts[chunk]! += count; sum = 0; count = 0; chunk = c; }
-    sum += weights[Math.imul(word ^ UNI, GOLDEN) >>> shift]! + weights[Math.imul(Math.imul(prevWord, 31) ^ word ^ BI, GOLDEN) >>> shift]!;
-    count += 2;
+}
+
+/** Per unit below 0x430: the folded unit, | 0x10000 if it belongs to a word, | 0x20000 if a space. */
+const UNITS = new Int32Array(0x430);
+for (let u = 0; u < 0x430; u++) {
+  const f = fold(u);
+  UNITS[u] = f | ((f >= 97 && f <= 122) || f === 48 || f >= 128 ? 0x10000 : 0) | (f === 32 ? 0x20000 : 0);
+}
+/** Hashes of the words that end in the current chunk (accumulateFast). */
+let wordEnds = new Int32Array(512);
+
+/**
+ * accumulate for F_FAST only, with the same result: one packed key, two multiplies and one
+ * weight read per position, and no branch that depends on the text except the rare second
+ * space. Word ends are noted branch-free in the character loop and scored after each chunk.
+ */
+function accumulateFast(text: string, bits: number, weights: Int8Array, sums: Float64Array, counts: Uint32Array, chunkShift: number, lastChunk: number): void {
+  const shift = 32 - bits;
+  const n = text.length;
+  // A chunk of k units ends at most k words, the last chunk one more (the final word).
+  const longest = Math.max(1 << chunkShift, n - (lastChunk << chunkShift)) + 1;
+  if (wordEnds.length < longest) wordEnds = new Int32Array(longest);
+  const ends = wordEnds;
+  let key = KEY0;
+  let word = 0;
+  let inWord = 0;
+  let prevWord = 0;
+  let prevSpace = 1;
+  let i = 0;
+  for (let chunk = 0; chunk <= lastChunk; chunk++) {
+    const start = i;
+    const end = chunk === lastChunk ? n : Math.min(n, (chunk + 1) << chunkShift);
+    let sum = 0;
+    let skipped = 0;
+    let nEnds = 0;
+    for (; i < end; i++) {
+      const c = text.charCodeAt(i);
+      const x = c < 0x430 ? UNITS[c]! : c | 0x10000;
+      const space = x >>> 17;
+      if ((space & prevSpace) !== 0) { skipped++; continue; }
+      prevSpace = space;
+      const u = x & 0xffff;
+      key = (key << 8) ^ u;
+      const y = Math.imul(key ^ PACK, MIX);
+      sum += weights[Math.imul(y ^ (y >>> 15), GOLDEN) >>> shift]!;
+      // A word ends at a non-word unit right after a word unit.
+      const isWord = (x >>> 16) & 1;
+      ends[nEnds] = word;
+      nEnds += inWord & (isWord ^ 1);
+      word = Math.imul(word ^ u, FNV) & -isWord;
+      inWord = isWord;
+    }
+    if (chunk === lastChunk && inWord !== 0) ends[nEnds++] = word; // the final word, at position n
+    for (let k = 0; k < nEnds; k++) {
+      const w = ends[k]!;
+      sum += weights[Math.imul(w ^ UNI, GOLDEN) >>> shift]! + weights[Math.imul(Math.imul(prevWord, 31) ^ w ^ BI, GOLDEN) >>> shift]!;
+      prevWord = w;
+    }
+    sums[chunk]! += sum;
+    counts[chunk]! += i - start - skipped + 2 * nEnds;
   }
-  sums[chunk]! += sum;
-  counts[chunk]! += count;
 }
 
 /**
