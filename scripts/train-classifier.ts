@@ -1,21 +1,29 @@
 /**
- * Train the classifier plugin's model: logistic regression over hashed character 3-5-grams and
+ * Train the classifier plugin's model: logistic regression over hashed character n-grams and
  * word 1-2-grams (plugins/classifier/features.ts), scored per window so a long document is
  * judged by its most suspicious part.
  *
- *   node dist/scripts/train-classifier.js [--data FILE.jsonl] [--bits 18] [--cv] [--out plugins/classifier]
+ *   node dist/scripts/train-classifier.js [--data FILE.jsonl] [--bits 17] [--features 24]
+ *     [--epochs 20] [--lr 0.3] [--cv [--cv-mode rows|family] [--dump-cv FILE]]
+ *     [--extra-benign DIR] [--out plugins/classifier]        (--help lists every option)
+ *
+ * The defaults build the shipped model: packed character 4-grams + words (F_FAST = 24) in
+ * 2^17 buckets, 20 epochs at learning rate 0.3. `--features 15 --bits 18 --epochs 12 --lr 0.2`
+ * builds the first model (character 3-, 4- and 5-grams + words in 2^18 buckets), about 2x
+ * dearer to score. Chunks and windows (--chunk, --window) are the same for both.
  *
  * Deterministic: a seeded PRNG drives shuffling, so the same data gives the same weights.
- * --cv runs leave-one-SOURCE-out cross-validation (every row of a source is held out together)
- * and picks the threshold from those held-out scores: that measures how the model does on
- * sources it has never seen, which is what matters in production, not how well it memorised.
+ * --cv scores every row with a model that never saw it (--cv-mode family: every row of a
+ * dataset family held out together; rows: 5 folds of rows) and picks the thresholds from
+ * those held-out scores: that measures how the model does on text it has never seen, not how
+ * well it memorised.
  * Long documents: benign rows contribute every window as a negative; attack rows contribute
  * their highest-scoring window (multiple-instance learning), since only part of an attacked
  * document carries the injection.
  */
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { hashFeatures, WindowScorer, F_ALL } from '../plugins/classifier/features.js';
+import { hashFeatures, WindowScorer, F_FAST } from '../plugins/classifier/features.js';
 import { normalise } from '../src/scanning/normalise/index.js';
 import { mulberry32 } from '../src/util/prng.js';
 
@@ -24,19 +32,35 @@ interface Instance { idx: Int32Array; val: Float32Array }
 interface Prepared { row: Row; windows: Instance[]; isJailbreak: number }
 
 const args = process.argv.slice(2);
+if (args.includes('--help')) {
+  console.log(`train-classifier [options]
+  --data FILE          labelled JSONL (default /work/shared/data/injection-dev.jsonl)
+  --out DIR            where model.json and weights.bin go (default plugins/classifier)
+  --bits N             2^N buckets per head (default 17)
+  --features MASK      feature families, features.ts: 1 char 3-grams, 2 char 4-grams,
+                       4 char 5-grams, 8 words, 16 packed char 4-grams (default 24)
+  --chunk N --window N scoring windows: N-char chunks, windows of N chunks (128, 4)
+  --epochs N --l2 X --lr X --seed N   training (20, 1e-4, 0.3, 1337)
+  --cv                 cross-validate and set thresholds from held-out scores
+  --cv-mode rows|family   5 folds of rows, or one dataset family at a time (default family)
+  --dump-cv FILE       write the held-out scores (for scripts/detectors/eval-heldout)
+  --target-fp X --target-fp-long X   benign flag rate the thresholds allow (0.015, 0.05)
+  --extra-benign DIR   markdown under DIR as extra benign text (--extra-max N chunks, 600)`);
+  process.exit(0);
+}
 const opt = (name: string, dflt: string): string => { const i = args.indexOf(name); return i >= 0 && args[i + 1] ? args[i + 1]! : dflt; };
 const DATA = opt('--data', '/work/shared/data/injection-dev.jsonl');
-const BITS = Number(opt('--bits', '18'));
+const BITS = Number(opt('--bits', '17'));
 const OUT = opt('--out', 'plugins/classifier');
 const CHUNK = Number(opt('--chunk', '128'));
 const WINDOW = Number(opt('--window', '4'));
-const EPOCHS = Number(opt('--epochs', '12'));
+const EPOCHS = Number(opt('--epochs', '20'));
 const L2 = Number(opt('--l2', '1e-4'));
-const LR = Number(opt('--lr', '0.2'));
+const LR = Number(opt('--lr', '0.3'));
 const TARGET_FP = Number(opt('--target-fp', '0.015'));
 const TARGET_FP_LONG = Number(opt('--target-fp-long', '0.05'));
 const SEED = Number(opt('--seed', '1337'));
-const FEATURES = Number(opt('--features', String(F_ALL)));
+const FEATURES = Number(opt('--features', String(F_FAST)));
 
 
 class Collector {
@@ -232,7 +256,7 @@ const dq = quantise(detect);
 const tq = quantise(type);
 if (!cv) threshold = 0;
 const model = {
-  format: 'warden-hashed-logreg/1',
+  format: 'warden-hashed-logreg/2',
   bits: BITS, features: FEATURES, chunk_chars: CHUNK, window_chunks: WINDOW,
   heads: { detect: { bias: detect.b, scale: dq.scale, offset: 0 }, type: { bias: type.b, scale: tq.scale, offset: 1 << BITS } },
   threshold_logit: threshold,

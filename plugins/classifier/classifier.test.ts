@@ -11,7 +11,7 @@ describe('classifier plugin', () => {
   const c = Classifier.load();
 
   it('loads the shipped model with a cross-validated threshold', () => {
-    expect(c.model.format).to.equal('warden-hashed-logreg/1');
+    expect(c.model.format).to.equal('warden-hashed-logreg/2');
     expect(c.model.threshold_logit).to.be.a('number').and.to.be.greaterThan(0);
   });
 
@@ -150,5 +150,8 @@ describe('classifier plugin', () => {
     const m = { ...c.model } as ModelFile;
     expect(() => new Classifier({ ...m, format: 'other' }, new Int8Array(2 << m.bits))).to.throw(/format/);
     expect(() => new Classifier(m, new Int8Array(10))).to.throw(/expected/);
+    expect(() => new Classifier({ ...m, features: 64 }, new Int8Array(2 << m.bits))).to.throw(/feature families/);
+    // A first-generation model (format /1, F_ALL) still loads.
+    expect(() => new Classifier({ ...m, format: 'warden-hashed-logreg/1', features: F_ALL }, new Int8Array(2 << m.bits))).to.not.throw();
   });
 });

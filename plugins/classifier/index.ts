@@ -1,7 +1,7 @@
 /**
- * classifier: a linear model over hashed character 3-5-grams and word 1-2-grams
- * (features.ts), trained by scripts/train-classifier.ts on the development set. It catches
- * paraphrases and languages the rule files do not spell out. Long texts are scored per window
+ * classifier: a linear model over hashed character 4-grams and word 1-2-grams (features.ts;
+ * model.json names the feature families), trained by scripts/train-classifier.ts on the
+ * development set. It catches paraphrases and languages the rule files do not spell out. Long texts are scored per window
  * (chunks of `chunk_chars`, windows of `window_chunks` chunks) and judged by the worst window,
  * so an injection buried in a long document is not averaged away.
  *
@@ -12,7 +12,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
-import { WindowScorer } from './features.js';
+import { WindowScorer, F_ALL, F_PACK4 } from './features.js';
 import type { DetectorPlugin, Finding, NormalisedInput, AttackType, Severity } from '../../src/scanning/types.js';
 
 interface Head { bias: number; scale: number; offset: number }
@@ -46,7 +46,9 @@ export class Classifier {
   private readonly scorer = new WindowScorer();
 
   constructor(model: ModelFile, weights: Int8Array) {
-    if (model.format !== 'warden-hashed-logreg/1') throw new Error(`classifier: unknown model format ${model.format}`);
+    // /2 added the packed 4-gram family (F_PACK4); a /1 model uses only the first four families.
+    if (model.format !== 'warden-hashed-logreg/1' && model.format !== 'warden-hashed-logreg/2') throw new Error(`classifier: unknown model format ${model.format}`);
+    if ((model.features & ~(F_ALL | F_PACK4)) !== 0 || model.features === 0) throw new Error(`classifier: unknown feature families ${model.features}`);
     const size = 1 << model.bits;
     if (weights.length !== 2 * size) throw new Error(`classifier: weights have ${weights.length} bytes, expected ${2 * size}`);
     this.model = model;
