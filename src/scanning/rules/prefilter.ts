@@ -1,5 +1,6 @@
 /**
- * Builds the RE2.Set prefilters of one target.
+ * Builds the RE2.Set prefilters of one target, for the patterns the literal automaton cannot
+ * prefilter (no required literal long enough: see atoms.ts requiredNeed).
  *
  * Each pattern goes in as a cheaper SUPERSET form: its most selective gap-free piece
  * (segment.ts) or, failing that, with large counts relaxed (relax.ts); the exact pattern later
@@ -22,10 +23,10 @@
  *    a slow deployment.
  * Calibrating the grouping at start-up on a small sample was tried and dropped: a sample small
  * enough to be quick lets the DFA cache every state and never shows the cliff.
- * The normaliser's triage patterns ride in the last set.
+ * Since the literal automaton (literals.ts) took over, only patterns without a usable literal
+ * condition are put in sets.
  */
 import RE2 from 're2';
-import { TRIAGE_PATTERNS } from '../normalise/triage.js';
 import { requiredAtoms } from './atoms.js';
 import { relaxPattern } from './relax.js';
 import { prefilterSegment } from './segment.js';
@@ -57,9 +58,6 @@ export interface PrefilterSets {
   /** Positions (in `order`, after every set's range) of patterns no set could hold: RE2
    * refused even a set of one (program too large). They are candidates for every text. */
   always: number[];
-  /** Which set holds the normaliser's triage patterns, and from which set-local index. */
-  triageSet: number;
-  triageOffset: number;
   /** Per set: every pattern in it needs a non-ASCII character to match, so the set need not
    * run over a view that is all ASCII (most traffic). */
   nonAsciiOnly: boolean[];
@@ -105,28 +103,11 @@ export function buildPrefilterSets(sources: string[], maxPerSet = SET_SIZE, need
     sets.push(set);
     nonAsciiOnly.push(skippable);
   }
-  // The triage patterns ride in the last set (never a skippable one: triage runs on every
-  // text), or get a set of their own if it cannot take them.
-  const last = fitted[fitted.length - 1];
-  let triageSet: number;
-  let triageOffset: number;
-  try {
-    if (last === undefined || last.skippable) throw new Error('no set to share');
-    sets[sets.length - 1] = new RE2.Set([...last.g.map((i) => sources[i]!), ...TRIAGE_PATTERNS], 'iu');
-    triageSet = sets.length - 1;
-    triageOffset = last.g.length;
-  } catch {
-    bases.push(order.length);
-    sets.push(new RE2.Set(TRIAGE_PATTERNS as string[], 'iu'));
-    nonAsciiOnly.push(false);
-    triageSet = sets.length - 1;
-    triageOffset = 0;
-  }
   const always = tooBig.map((i) => {
     order.push(i);
     return order.length - 1;
   });
-  return { sets, bases, order, always, triageSet, triageOffset, nonAsciiOnly };
+  return { sets, bases, order, always, nonAsciiOnly };
 }
 
 /** Characters whose RE2 case-insensitive match includes an ASCII character (KELVIN SIGN ~ k,
