@@ -14,10 +14,6 @@
  */
 
 const MAX_EXACT = 64;
-/** For requiredNeed: longer runs of exactly-known text (phrases such as "show me the" rather
- * than "show" and "the" apart) make far fewer false candidates; measured on the bench corpus,
- * 64 -> 256 cut exact confirmations per text from 2.3 to 2.1 (1.1 with the sieve). */
-const NEED_MAX_EXACT = 256;
 const MAX_LEN = 48;
 /** Atoms shorter than this match too often to be worth a prefilter entry. */
 export const MIN_ATOM_LENGTH = 3;
@@ -136,8 +132,8 @@ function dedupe(xs: string[]): string[] {
   return [...new Set(xs)];
 }
 
-function cross(a: string[], b: string[], maxExact = MAX_EXACT): string[] | null {
-  if (a.length * b.length > maxExact) return null;
+function cross(a: string[], b: string[]): string[] | null {
+  if (a.length * b.length > MAX_EXACT) return null;
   const out: string[] = [];
   for (const x of a) for (const y of b) {
     const s = x + y;
@@ -151,7 +147,7 @@ class Parser {
   private i = 0;
   /** `spaces`: \s (and runs of it) is the literal ' ', for a matcher that reads every run of
    * whitespace as one ' ' (see requiredNeed). */
-  constructor(private readonly p: string, private readonly spaces = false, private readonly maxExact = MAX_EXACT) {}
+  constructor(private readonly p: string, private readonly spaces = false) {}
 
   parse(): Info {
     const info = this.alt();
@@ -175,7 +171,7 @@ class Parser {
       if (req !== null && r !== null) req = req.concat(r);
       else req = null;
     }
-    if (exact !== null) exact = exact.length > this.maxExact ? null : dedupe(exact);
+    if (exact !== null) exact = exact.length > MAX_EXACT ? null : dedupe(exact);
     let none = 1;
     for (const b of branches) none *= 1 - pOf(b);
     return { exact, req: req === null ? null : dedupe(req), p: 1 - none, need: needAny(branches.map(needOf)) };
@@ -200,7 +196,7 @@ class Parser {
     while (this.i < this.p.length && this.p[this.i] !== '|' && this.p[this.i] !== ')') {
       const item = this.repeat();
       if (item.exact !== null && cur !== null) {
-        const next = cross(cur, item.exact, this.maxExact);
+        const next = cross(cur, item.exact);
         if (next !== null) {
           cur = next;
           continue;
@@ -432,7 +428,7 @@ export function requiredAtoms(pattern: string, minLength = MIN_ATOM_LENGTH): str
 export function requiredNeed(pattern: string, minLength = MIN_ATOM_LENGTH): Need | null {
   let info: Info;
   try {
-    info = new Parser(pattern, true, NEED_MAX_EXACT).parse();
+    info = new Parser(pattern, true).parse();
   } catch {
     return null;
   }
