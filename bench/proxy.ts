@@ -8,7 +8,7 @@
  *   npx tsc -p tsconfig.json && node dist/bench/proxy.js
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +18,7 @@ import { stringify } from 'yaml';
 
 /** The part of autocannon this bench uses (the package ships no types). */
 interface AutocannonResult {
-  requests: { average: number };
+  requests: { average: number; total: number };
   errors: number;
   non2xx: number;
 }
@@ -44,6 +44,37 @@ interface Target {
   name: string;
   url: string;
   headers: Record<string, string>;
+  /** Process to account CPU time to (Linux /proc), when it is a child of this bench. */
+  pid?: number;
+}
+
+/** CPU time (µs) of a process so far: its main thread, and all its other threads together
+ * (scan workers, GC helpers, libuv pool). null where /proc is not available. */
+function cpuOf(pid: number): { main: number; others: number } | null {
+  try {
+    const tick = 10_000; // µs per clock tick (USER_HZ 100)
+    let main = 0;
+    let others = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const us = (Number(f[11]) + Number(f[12])) * tick;
+      if (tid === String(pid)) main += us;
+      else others += us;
+    }
+    return { main, others };
+  } catch {
+    return null;
+  }
+}
+
+function cpuPerRequest(pid: number | undefined, requests: number, run: () => Promise<unknown>): Promise<{ main: number; others: number } | null> {
+  const before = pid === undefined ? null : cpuOf(pid);
+  return run().then(() => {
+    const after = pid === undefined ? null : cpuOf(pid);
+    if (before === null || after === null || requests <= 0) return null;
+    return { main: (after.main - before.main) / requests, others: (after.others - before.others) / requests };
+  });
 }
 
 interface Figures {
@@ -57,6 +88,9 @@ interface Figures {
   burstP50: number;
   burstP99: number;
   errors: number;
+  /** CPU µs per request of the measured server (main thread, other threads), paced and at max rate. */
+  cpuPaced: { main: number; others: number } | null;
+  cpuMax: { main: number; others: number } | null;
 }
 
 function child(cmd: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 30_000): Promise<{ proc: ChildProcess; match: RegExpExecArray }> {
@@ -149,9 +183,12 @@ async function paced(t: Target, rate: number, seconds: number) {
 
 async function measure(t: Target): Promise<Figures> {
   await paced(t, RATE, 2); // warm-up: JIT, pools, keep-alive
-  const max = await load(t, { seconds: 5, connections: 32 });
-  const steady = await paced(t, RATE, SECONDS);
+  let max!: Awaited<ReturnType<typeof load>>;
+  const cpuMax = await cpuPerRequest(t.pid, 1, async () => (max = await load(t, { seconds: 5, connections: 32 })));
+  let steady!: Awaited<ReturnType<typeof paced>>;
+  const cpuPaced = await cpuPerRequest(t.pid, 1, async () => (steady = await paced(t, RATE, SECONDS)));
   const burst = await load(t, { seconds: 5, connections: 50, rate: RATE });
+  const per = (c: { main: number; others: number } | null, n: number) => (c === null || n <= 0 ? null : { main: c.main / n, others: c.others / n });
   return {
     name: t.name,
     maxRps: Math.round(max.result.requests.average),
@@ -162,6 +199,8 @@ async function measure(t: Target): Promise<Figures> {
     burstP50: percentile(burst.latencies, 50),
     burstP99: percentile(burst.latencies, 99),
     errors: steady.errors + max.result.errors + max.result.non2xx,
+    cpuPaced: per(cpuPaced, steady.latencies.length + steady.errors),
+    cpuMax: per(cpuMax, max.result.requests.total),
   };
 }
 
@@ -203,7 +242,7 @@ console.log('PORT ' + f.port);`],
     // not answer, the bench fails rather than measure something else.
     const served = await child([join(DIST, 'src/cli/warden.js'), 'serve', '--config', cfg], { WARDEN_LOG_LEVEL: 'info' }, /"url":"([^"]+)".*"msg":"warden ready"/);
     procs.push(served.proc);
-    const warden: Target = { name: 'Warden (auth, rate limit, scanning)', url: `${served.match[1]}/v1/chat/completions`, headers: { 'x-api-key': KEY } };
+    const warden: Target = { name: 'Warden (auth, rate limit, scanning)', url: `${served.match[1]}/v1/chat/completions`, headers: { 'x-api-key': KEY }, pid: served.proc.pid };
     const status = await preflight(warden);
     if (status !== 200) throw new Error(`warden serve answered ${status} on /v1/chat/completions`);
     targets.push(warden);
@@ -222,6 +261,7 @@ console.log('PORT ' + f.port);`],
         name: 'Portkey gateway 1.x (no guardrails)',
         url: `http://127.0.0.1:${port}/v1/chat/completions`,
         headers: { 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstream, authorization: 'Bearer sk-bench' },
+        pid: pk.proc.pid,
       };
       if ((await preflight(t)) === 200) targets.push(t);
       else portkeyNote = 'Portkey started but did not proxy the request';
@@ -243,6 +283,12 @@ console.log('PORT ' + f.port);`],
     const w = figures[1]!;
     console.log(`Warden adds ${(w.p50 - base.p50).toFixed(2)} ms at p50 (target <= 1) and ${(w.p99 - base.p99).toFixed(2)} ms at p99 (target <= 3).`);
     if (portkeyNote) console.log(portkeyNote);
+    // Where the time goes: CPU per request of each proxy process. A thread that sleeps between
+    // requests pays for waking up on every one; at the max rate those wake-ups are shared.
+    const cpuLine = (c: { main: number; others: number } | null) => (c === null ? 'n/a' : `${c.main.toFixed(0)} µs main thread + ${c.others.toFixed(0)} µs other threads`);
+    for (const x of figures.slice(1)) {
+      console.log(`${x.name}: CPU per request at ${RATE} req/s ${cpuLine(x.cpuPaced)}; at max rate ${cpuLine(x.cpuMax)}`);
+    }
   } finally {
     for (const p of procs) if (p.exitCode === null) p.kill('SIGTERM');
   }
