@@ -194,9 +194,8 @@ export async function run(): Promise<void> {
   }
   const layout = engineAll.rules.prefilterLayout('prompt');
   console.log(
-    `prefilter (prompt): one literal-automaton pass for ${layout.literal} patterns (${layout.literals} literals, ${layout.states} states); ` +
-      `${layout.patterns.length} RE2.Set passes for the rest (${layout.patterns.join(', ') || 'none'}), ${layout.asciiSkipped.filter(Boolean).length} skipped on all-ASCII text; ` +
-      `sets split at run time (DFA cliff guard): ${engineAll.rules.prefilterSplits}`,
+    `prefilter (prompt): ${layout.patterns.length} RE2.Set passes (${layout.patterns.join(', ')} patterns + the triage patterns in the last), ` +
+      `${layout.asciiSkipped.filter(Boolean).length} skipped on all-ASCII text; sets split at run time (DFA cliff guard): ${engineAll.rules.prefilterSplits}`,
   );
   const oneWorker = results.find((r) => r.name.startsWith('pool, 1 worker'))!;
   const allCores = results[results.length - 1]!;

@@ -1,12 +1,9 @@
 /**
  * Throughput of the rule set alone (no plugins) over the texts of a JSONL file: the check to run
- * after editing rules/. Candidates come from one pass of a literal automaton over the required
- * literals of every pattern (src/scanning/rules/literals.ts), then each candidate's exact RE2
- * runs. What costs is a pattern whose literals are common words (`\b(show|list)\s+`): it is a
- * candidate in many texts and its exact RE2 runs each time (the sieve of CompiledRules then
- * takes it over after a few hundred views); a pattern with no literal of 3+ letters goes to an
- * RE2.Set pass of its own over every view. The layout line shows how many. Compare against
- * the previous rule set with --rules-dir.
+ * after editing rules/. Patterns go into RE2.Set prefilters whose DFA has a cliff (see
+ * src/scanning/rules/prefilter.ts): one pattern with a long gap (`[^\n]{0,100}`) or many
+ * `(\w+\s+){0,3}` fillers can make a whole set 2-3x slower, and which patterns share a set
+ * changes with every rule added. Compare against the previous rule set with --rules-dir.
  *   node dist/scripts/detectors/rules-throughput.js [FILE.jsonl] [--rules-dir DIR] [--runs N] [--target T]
  */
 import { readFileSync, existsSync } from 'node:fs';
@@ -25,13 +22,13 @@ if (rulesDir !== undefined && !existsSync(rulesDir)) { console.error(`no such ru
 
 const texts = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { text: string }).text);
 const bytes = texts.reduce((n, t) => n + Buffer.byteLength(t), 0);
-const scanner = await createOfflineScanner({ enabledPlugins: [], ...(rulesDir ? { rulesDir } : {}) });
+// The rules plugin only: with no plugin at all the engine would run the normaliser (and the
+// rule prefilter over the original text, through its triage) but never confirm a rule.
+const scanner = await createOfflineScanner({ enabledPlugins: ['rules'], ...(rulesDir ? { rulesDir } : {}) });
 let best = Infinity;
 for (let r = 0; r < runs; r++) {
   const t0 = process.hrtime.bigint();
   for (const t of texts) scanner.scan(t, target);
   best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e6);
 }
-const layout = scanner.engine.rules.prefilterLayout(target);
-console.log(`prefilter (${target}): automaton for ${layout.literal} patterns (${layout.literals} literals, ${layout.states} states), RE2.Set passes for the rest: ${layout.patterns.length} (${layout.patterns.join(', ') || 'none'})`);
 console.log(`${rulesDir ?? 'rules/'}: ${texts.length} texts, ${(bytes / 1e6).toFixed(2)} MB, best of ${runs}: ${best.toFixed(0)} ms = ${(bytes / 1e6 / (best / 1000)).toFixed(1)} MB/s (rules only, target ${target})`);

@@ -10,6 +10,7 @@ import RE2 from 're2';
 import { CompiledRules } from '../../src/scanning/rules/compile.js';
 import { loadRuleSet } from '../../src/scanning/rules/load.js';
 import { buildPrefilterSets, needsNonAscii } from '../../src/scanning/rules/prefilter.js';
+import { TRIAGE_PATTERNS } from '../../src/scanning/normalise/triage.js';
 import { normalise } from '../../src/scanning/normalise/index.js';
 import type { RuleHit, Target } from '../../src/scanning/types.js';
 import { ROOT, ruleYaml, tempDir, writeFiles } from './helpers.js';
@@ -36,7 +37,7 @@ describe('scanning/rules prefilter fast paths', () => {
     expect(needsNonAscii('\u017fecret')).to.equal(false);
   });
 
-  it('puts patterns that need non-ASCII in sets of their own', () => {
+  it('puts patterns that need non-ASCII in sets of their own, never the triage set', () => {
     const sources = ['hello', 'привет', 'world', 'fünf|five', 'пока'];
     const flags = sources.map(needsNonAscii);
     expect(flags).to.deep.equal([false, true, false, false, true]);
@@ -48,16 +49,20 @@ describe('scanning/rules prefilter fast paths', () => {
       const members = built.order.slice(built.bases[k]!, end);
       if (built.nonAsciiOnly[k]) expect(members.every((i) => flags[i])).to.equal(true);
     }
+    expect(built.nonAsciiOnly[built.triageSet]).to.equal(false);
+    expect(built.sets[built.triageSet]!.size - built.triageOffset).to.equal(TRIAGE_PATTERNS.length);
+    // only skippable patterns: triage gets a set of its own
     const only = buildPrefilterSets(['привет'], 40, [true]);
-    expect(only.nonAsciiOnly).to.deep.equal([true]);
+    expect(only.nonAsciiOnly).to.deep.equal([true, false]);
+    expect(only.triageSet).to.equal(1);
+    expect(only.triageOffset).to.equal(0);
   });
 
   it('skipping gives the same hits and spans as running every set (shipped rules, their tests and the dev set)', function () {
     this.timeout(60_000);
     const rules = loadRuleSet(join(ROOT, 'rules'));
-    // All patterns in sets (no literal automaton), so that sets for non-ASCII patterns exist.
-    const fast = new CompiledRules(rules, { literalPrefilter: false });
-    const full = new CompiledRules(rules, { skipNonAsciiSets: false, literalPrefilter: false });
+    const fast = new CompiledRules(rules);
+    const full = new CompiledRules(rules, { skipNonAsciiSets: false });
     const texts: string[] = [];
     for (const r of rules.rules) for (const c of [...(r.tests?.match ?? []), ...(r.tests?.no_match ?? [])]) texts.push(c);
     // The development set lives in shared/ beside the checkout (absent elsewhere: rule tests alone then).
@@ -135,9 +140,8 @@ describe('scanning/rules prefilter fast paths', () => {
     this.timeout(120_000);
     const rules = loadRuleSet(join(ROOT, 'rules'));
     // Every sampled call counts as slow (threshold below any time) against a matcher that never splits.
-    // The literal automaton leaves no shipped pattern to the sets: put them all in sets here.
-    const splitting = new CompiledRules(rules, { cliffNsPerByte: -1, literalPrefilter: false });
-    const steady = new CompiledRules(rules, { cliffNsPerByte: Infinity, literalPrefilter: false });
+    const splitting = new CompiledRules(rules, { cliffNsPerByte: -1 });
+    const steady = new CompiledRules(rules, { cliffNsPerByte: Infinity });
     const sets = (c: CompiledRules) => (c as unknown as { byTarget: Map<Target, { groups: unknown[] }> }).byTarget.get('prompt')!.groups.length;
     const before = sets(splitting);
     const texts: string[] = [];

@@ -6,6 +6,7 @@ import { CompiledRules } from '../../src/scanning/rules/compile.js';
 import { relaxPattern } from '../../src/scanning/rules/relax.js';
 import { prefilterSegment } from '../../src/scanning/rules/segment.js';
 import { buildPrefilterSets } from '../../src/scanning/rules/prefilter.js';
+import { TRIAGE_PATTERNS } from '../../src/scanning/normalise/triage.js';
 import { runRuleTests } from '../../src/scanning/rules/tests.js';
 import { normalise } from '../../src/scanning/normalise/index.js';
 import { FIXTURE_RULES, ROOT, ruleYaml, tempDir, writeFiles } from './helpers.js';
@@ -183,6 +184,8 @@ describe('scanning/rules matching', () => {
     expect(built.sets.length).to.be.at.least(3); // split English + its own set for non-ASCII
     expect([...built.order].sort((a, b) => a - b)).to.deep.equal(sources.map((_, i) => i));
     expect(built.always).to.deep.equal([]);
+    // the triage patterns ride at the end of one set
+    expect(built.sets[built.triageSet]!.size - built.triageOffset).to.equal(TRIAGE_PATTERNS.length);
   });
 
   it('relaxes only large counts, outside classes and escapes', () => {

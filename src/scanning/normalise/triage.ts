@@ -2,11 +2,11 @@
  * Decides which (expensive) views are worth building. Plain ASCII prose with no encoded blobs,
  * leetspeak, spaced-out letters or rot13-looking words gets none.
  *
- * The checks are RE2 patterns (TRIAGE_PATTERNS). Most texts match none of them, and a cheap
- * JavaScript loop (triageMaybe) proves that without an RE2 pass or a UTF-8 conversion; only
- * texts it cannot clear go through the patterns themselves, so the booleans are exactly the
- * patterns' (the rule matcher's triage, CompiledRules.triage, runs them with flags 'iu';
- * standalone use, for decoded payloads, without flags, as before).
+ * The checks are RE2 patterns so the rule matcher can append them to its own RE2.Set and answer
+ * "which rules might match the original text" and "which views are needed" in ONE pass over the
+ * input (see CompiledRules.triage). A hand-written JS character loop doing the same measured
+ * 3-4x slower than the extra states cost inside the DFA. Standalone use (no rule set at hand)
+ * runs the same patterns through a small set of their own.
  */
 import RE2 from 're2';
 
@@ -75,131 +75,10 @@ export function triageFromMatches(indices: readonly number[], base: number): Tri
   return t ?? NOTHING;
 }
 
-const ROT13_LIST = ROT13_WORDS.split('|');
-
-/** Character types for triageMaybe (ASCII only). Exported for the rule matcher's fused loop
- * (literals.ts scanTriage), which must stay step for step the same as triageMaybe. */
-export const LETTER = 1;
-export const LEET = 2; // 0 1 3 4 5 7 9
-export const HEX = 4;
-export const B64 = 8; // [A-Za-z0-9+/]
-export const GAP = 16; // the separators of pattern 2
-export const WORD = 32; // RE2's \w: [0-9A-Za-z_]
-export const ALNUM = 64;
-export const TYPE = new Uint8Array(128);
-for (let c = 0; c < 128; c++) {
-  const ch = String.fromCharCode(c);
-  const letter = /[A-Za-z]/.test(ch);
-  const digit = /[0-9]/.test(ch);
-  TYPE[c] =
-    (letter ? LETTER | ALNUM : 0) |
-    (digit ? ALNUM : 0) |
-    (/[0134579]/.test(ch) ? LEET : 0) |
-    (/[0-9a-fA-F]/.test(ch) ? HEX : 0) |
-    (/[A-Za-z0-9+/]/.test(ch) ? B64 : 0) |
-    (/[ \t._*~/|+,:;-]/.test(ch) ? GAP : 0) |
-    (letter || digit || ch === '_' ? WORD : 0);
-}
-
-export function wordHash(h: number, c: number): number {
-  return (Math.imul(h, 31) + (c | 32)) | 0;
-}
-export const ROT13_HASHES = new Set(ROT13_LIST.map((w) => [...w].reduce((h, ch) => wordHash(h, ch.charCodeAt(0)), 0)));
-export const ROT13_MAX = Math.max(...ROT13_LIST.map((w) => w.length));
-
-/**
- * False only when none of TRIAGE_PATTERNS can match `text` (flags 'iu' or none): then every
- * Triage boolean is false and no RE2 pass is needed, the common case. True means "maybe", and
- * the patterns themselves decide (exactTriage). One loop over the UTF-16 code units; each check
- * is implied by its pattern (on ASCII text; any other character answers true):
- *  0 non-ASCII: any code unit >= 0x80;
- *  1 leetspeak: both branches need a digit of [0134579] right before a letter;
- *  2 spaced letters: three one-character words, each after a separator, at most 4 apart;
- *  3 base64: 16 characters of [A-Za-z0-9+/] in a row;
- *  4 %XX: '%' and two hex digits;
- *  5 \xHH: a backslash and x; eight hex pairs: 16 hex digits with only ' ', ':' or ',' between;
- *  6 rot13: two words in a row whose (hashed) lower case is in the rot13 list.
- */
-export function triageMaybe(text: string): boolean {
-  const n = text.length;
-  let b64 = 0;
-  let hex = 0;
-  let prev = 0; // type of the previous character
-  let prev2 = 0;
-  let lastE = -100; // last one-character word after a separator (its index)
-  let lastE2 = -100;
-  let hash = 0;
-  let len = 0;
-  let prevRot = false;
-  for (let i = 0; i <= n; i++) {
-    let t = 0;
-    if (i < n) {
-      const c = text.charCodeAt(i);
-      if (c >= 128) return true;
-      t = TYPE[c]!;
-      if ((t & B64) !== 0) {
-        if (++b64 >= 16) return true;
-      } else b64 = 0;
-      if ((t & HEX) !== 0) {
-        if (++hex >= 16) return true;
-      } else if (c !== 32 && c !== 58 && c !== 44) hex = 0;
-      if (c === 37 && i + 2 < n) {
-        const a = text.charCodeAt(i + 1);
-        const b = text.charCodeAt(i + 2);
-        if (a < 128 && b < 128 && (TYPE[a]! & HEX) !== 0 && (TYPE[b]! & HEX) !== 0) return true;
-      } else if (c === 92 && i + 1 < n && (text.charCodeAt(i + 1) | 32) === 120) return true;
-      if ((t & LETTER) !== 0 && (prev & LEET) !== 0) return true;
-      if ((t & WORD) !== 0) {
-        hash = wordHash(hash, c);
-        len++;
-        prev2 = prev;
-        prev = t;
-        continue;
-      }
-    }
-    // i is past a word character, or the end of the text.
-    if ((prev & ALNUM) !== 0 && (prev2 & GAP) !== 0) {
-      if (i - 1 - lastE <= 4 && lastE - lastE2 <= 4) return true;
-      lastE2 = lastE;
-      lastE = i - 1;
-    }
-    if (len > 0) {
-      const rot = len <= ROT13_MAX && ROT13_HASHES.has(hash);
-      if (rot && prevRot) return true;
-      prevRot = rot;
-      hash = 0;
-      len = 0;
-    }
-    prev2 = prev;
-    prev = t;
-  }
-  return false;
-}
-
-let exactSet: InstanceType<typeof RE2.Set> | null = null;
-let exactOne: RE2[] | null = null;
-
-/** The triage patterns (flags 'iu', as the rule matcher always ran them) over UTF-8 bytes. */
-export function exactTriage(bytes: Buffer): Triage {
-  exactSet ??= new RE2.Set(TRIAGE_PATTERNS as string[], 'iu');
-  try {
-    return triageFromMatches(exactSet.match(bytes), 0);
-  } catch {
-    // The set's DFA ran out of memory on a pathological input: one pattern at a time.
-    exactOne ??= TRIAGE_PATTERNS.map((p) => new RE2(p, 'iu'));
-    const found: number[] = [];
-    exactOne.forEach((re, k) => {
-      if (re.test(bytes)) found.push(k);
-    });
-    return triageFromMatches(found, 0);
-  }
-}
-
 let standalone: InstanceType<typeof RE2.Set> | null = null;
 
 /** Triage without a rule set. */
 export function triage(text: string): Triage {
-  if (!triageMaybe(text)) return NOTHING;
   standalone ??= new RE2.Set(TRIAGE_PATTERNS as string[]);
   return triageFromMatches(standalone.match(toUtf8(text)), 0);
 }

@@ -25,44 +25,6 @@ interface Info {
   req: string[] | null;
   /** Rough share of texts containing a match (see literalShare); absent: from `exact`, or 1. */
   p?: number;
-  /** Every match satisfies this condition on the literals it contains (see Need); absent:
-   * nothing known beyond `exact`. */
-  need?: Need;
-}
-
-/**
- * A condition on the literals a text contains, met by every text the pattern matches: a literal
- * (lower-cased ASCII, other characters as written; compared case-insensitively), all of / one
- * of sub-conditions, or `true` (nothing required).
- */
-export type Need = true | string | { all: Need[] } | { any: Need[] };
-
-function needAny(xs: Need[]): Need {
-  const out: Need[] = [];
-  for (const x of xs) {
-    if (x === true) return true;
-    if (typeof x === 'object' && 'any' in x) out.push(...x.any);
-    else out.push(x);
-  }
-  const seen = new Set<string>();
-  const uniq = out.filter((x) => (typeof x !== 'string' ? true : seen.has(x) ? false : (seen.add(x), true)));
-  return uniq.length === 1 ? uniq[0]! : { any: uniq };
-}
-
-function needAll(xs: Need[]): Need {
-  const out: Need[] = [];
-  for (const x of xs) {
-    if (x === true) continue;
-    if (typeof x === 'object' && 'all' in x) out.push(...x.all);
-    else out.push(x);
-  }
-  return out.length === 0 ? true : out.length === 1 ? out[0]! : { all: out };
-}
-
-/** The condition an Info guarantees: its exact strings (if none is empty), else its `need`. */
-function needOf(i: Info): Need {
-  if (i.exact !== null && !i.exact.includes('')) return needAny(i.exact);
-  return i.need ?? true;
 }
 
 /** Words so frequent in prompts, chats and documents (LLM traffic included) that a literal
@@ -145,9 +107,7 @@ function cross(a: string[], b: string[]): string[] | null {
 
 class Parser {
   private i = 0;
-  /** `spaces`: \s (and runs of it) is the literal ' ', for a matcher that reads every run of
-   * whitespace as one ' ' (see requiredNeed). */
-  constructor(private readonly p: string, private readonly spaces = false) {}
+  constructor(private readonly p: string) {}
 
   parse(): Info {
     const info = this.alt();
@@ -174,7 +134,7 @@ class Parser {
     if (exact !== null) exact = exact.length > MAX_EXACT ? null : dedupe(exact);
     let none = 1;
     for (const b of branches) none *= 1 - pOf(b);
-    return { exact, req: req === null ? null : dedupe(req), p: 1 - none, need: needAny(branches.map(needOf)) };
+    return { exact, req: req === null ? null : dedupe(req), p: 1 - none };
   }
 
   private concat(): Info {
@@ -183,13 +143,8 @@ class Parser {
     let best: string[] | null = null;
     // Every part of a sequence must occur: shares multiply (as if independent).
     let p = 1;
-    // Every part of a sequence is required: the exact runs and the other items' conditions.
-    const needs: Need[] = [];
     const flush = (): void => {
-      if (cur !== null && !cur.includes('')) {
-        best = better(best, cur);
-        needs.push(needAny(cur));
-      }
+      if (cur !== null && !cur.includes('')) best = better(best, cur);
       if (cur !== null) p *= shareOf(cur);
       cur = [''];
     };
@@ -209,12 +164,11 @@ class Parser {
       else {
         best = better(best, item.req);
         p *= pOf(item);
-        needs.push(needOf(item));
       }
     }
     const exact = broken ? null : cur;
     flush();
-    return { exact, req: best, p, need: needAll(needs) };
+    return { exact, req: best, p };
   }
 
   private repeat(): Info {
@@ -234,17 +188,13 @@ class Parser {
     } else return atom;
     this.i++;
     if (this.p[this.i] === '?') this.i++; // lazy
-    if (this.spaces && atom.exact !== null && atom.exact.length > 0 && atom.exact.every((x) => x !== '' && /^[ \t\n\f\r]+$/.test(x))) {
-      // A run of whitespace reads as one ' ' (or nothing, when it may be absent).
-      return { exact: min === 0 ? [' ', ''] : [' '], req: null };
-    }
     if (min === 0) {
       if (max === 1 && atom.exact !== null) return { exact: dedupe([...atom.exact, '']), req: null };
       return UNKNOWN;
     }
     const req = atom.req ?? (atom.exact && !atom.exact.includes('') ? atom.exact : null);
     if (min === 1 && max === 1) return atom;
-    return { exact: null, req, p: pOf(atom), need: needOf(atom) };
+    return { exact: null, req, p: pOf(atom) };
   }
 
   private atom(): Info {
@@ -308,11 +258,6 @@ class Parser {
       if (c === '\\') {
         const e = this.p[this.i + 1];
         if (e === undefined) throw new Unsupported('trailing backslash');
-        if (e === 's' && this.spaces) {
-          this.i += 2;
-          chars.push(' ');
-          continue;
-        }
         if (/[dDwWsSpP]/.test(e)) {
           simple = false;
           this.i += 2;
@@ -386,10 +331,6 @@ class Parser {
       this.i += 2;
       return EMPTY;
     }
-    if (e === 's' && this.spaces) {
-      this.i += 2;
-      return { exact: [' '], req: null };
-    }
     if (/[dDwWsS]/.test(e)) {
       this.i += 2;
       return UNKNOWN;
@@ -416,46 +357,6 @@ export function requiredAtoms(pattern: string, minLength = MIN_ATOM_LENGTH): str
   }
   const atoms = info.req ?? (info.exact && !info.exact.includes('') ? info.exact : null);
   return quality(atoms) >= minLength ? atoms : null;
-}
-
-/**
- * The literal condition every match of `pattern` meets (an AND/OR tree of literals, see Need),
- * read by a matcher that folds case the way RE2 does and reads every run of whitespace
- * ([\t\n\f\r ], RE2's \s) as one ' ': \s, \s+ and whitespace in the pattern become ' '. Literals
- * lighter than `minLength` (literalWeight) are dropped (treated as always present); null when
- * the pattern is not parsed. `true`: no usable literal.
- */
-export function requiredNeed(pattern: string, minLength = MIN_ATOM_LENGTH): Need | null {
-  let info: Info;
-  try {
-    info = new Parser(pattern, true).parse();
-  } catch {
-    return null;
-  }
-  return pruneNeed(needOf(info), minLength);
-}
-
-/** How selective a literal is, in "letters": an ASCII letter or digit counts 1, a space 0.5,
- * other ASCII 1.5, any other character 2 (a two-character CJK or Hangul word is as rare as a
- * four-letter English one). */
-export function literalWeight(s: string): number {
-  let w = 0;
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    w += c >= 0x80 ? 2 : c === 32 ? 0.5 : (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90) ? 1 : 1.5;
-  }
-  return w;
-}
-
-/** Words found in most texts: as a literal condition they select almost nothing, and the
- * automaton would stop on them every few characters. Dropped like light literals. */
-const STOP = new Set('the and you your is are use with her here end not any new now its from what for that this was have has can will all but'.split(' '));
-
-function pruneNeed(n: Need, minLength: number): Need {
-  if (n === true) return true;
-  if (typeof n === 'string') return literalWeight(n) >= minLength && !STOP.has(n.trim()) ? n : true;
-  if ('all' in n) return needAll(n.all.map((x) => pruneNeed(x, minLength)));
-  return needAny(n.any.map((x) => pruneNeed(x, minLength)));
 }
 
 /** Rough share of texts `pattern` matches (lower is more selective); null if not parsed. */

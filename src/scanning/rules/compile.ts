@@ -1,37 +1,26 @@
 /**
- * The compiled rule set (a RuleMatcher). Per target, ONE pass of a literal automaton over a view
- * (literals.ts) names the patterns that may match, whatever the number of rules: every pattern
- * has a literal condition (atoms.ts requiredNeed) that each of its matches meets. The few
- * patterns without a usable one sit in small RE2.Sets in a cheaper superset form (prefilter.ts).
- * Only rules whose condition those candidates satisfy run their exact RE2s, which confirm the
- * match and give the spans.
+ * The compiled rule set (a RuleMatcher). Per target, the patterns of all rules go into RE2.Sets
+ * used as a prefilter: one pass over a view names the patterns that may match, whatever the
+ * number of rules. Only rules whose condition those candidates satisfy run their exact RE2s,
+ * which confirm the match and give the spans.
  *
- * The normaliser's triage (which views to build) is decided over the same folded original text:
- * a JavaScript check that is true whenever a triage pattern may match, then the triage patterns
- * themselves (RE2) only when it is.
+ * The prefilter holds each pattern in a cheaper superset form, grouped into sets that stay clear
+ * of the RE2.Set DFA cliff (prefilter.ts): one set of every shipped pattern as written measured
+ * ~1-2 MB/s. The normaliser's triage patterns ride in the last set of each target, so the
+ * original text is passed over once for both.
  */
 import RE2 from 're2';
 import { log } from '../../log.js';
-import { exactTriage, NOTHING, toUtf8, triageMaybe, type Triage } from '../normalise/triage.js';
+import { NOTHING, TRIAGE_PATTERNS, toUtf8, triageFromMatches, type Triage } from '../normalise/triage.js';
 import { foldPunctuation } from '../normalise/unicode.js';
 import type { NormalisedInput, RuleHit, RuleMatcher, Span, Target } from '../types.js';
 import { TARGETS } from '../types.js';
 import type { RuleSet } from './load.js';
-import { literalShare, requiredNeed } from './atoms.js';
-import { groupNeeds, holds, LiteralAutomaton, needLiterals, type IdNeed } from './literals.js';
 import { buildPrefilterSets, needsNonAscii, prefilterForm } from './prefilter.js';
 import { withoutCaptures } from './relax.js';
 import { requiredMatches, type RuleSpec } from './schema.js';
 
 const MAX_SPANS_PER_PATTERN = 8;
-/** The candidate sieve (CompiledRules.sift): reconsidered every SIEVE_EVERY views, for patterns
- * named at least SIEVE_MIN times and confirmed in under SIEVE_RATE of them, at most SIEVE_SIZE. */
-const SIEVE_EVERY = 256;
-const SIEVE_MIN = 32;
-const SIEVE_RATE = 0.25;
-const SIEVE_SIZE = 8;
-/** Lightest literal (atoms.ts literalWeight) a pattern with no better one is prefiltered by. */
-const WEAK_ATOM_WEIGHT = 1.5;
 
 interface PatternRef {
   rule: number; // index into TargetRules.rules
@@ -45,9 +34,7 @@ interface PatternRef {
   /** How often the exact pattern was tried and confirmed (in this worker): a rule that needs
    * several patterns tries the one least likely to confirm first and stops when the rest can
    * no longer reach the count. Only the order of work depends on these, never the result. */
-  stats: { tries: number; hits: number; sifted: number };
-  /** The pattern as written. */
-  source: string;
+  stats: { tries: number; hits: number };
 }
 
 type RE2Set = InstanceType<typeof RE2.Set>;
@@ -56,57 +43,22 @@ interface TargetRules {
   rules: RuleSpec[];
   need: Int32Array;
   patterns: PatternRef[];
-  /** Literal automaton over the required literals of every pattern (null: none has any). */
-  auto: LiteralAutomaton | null;
-  /** Per pattern: its literal condition (true: the pattern sits in a prefilter set instead). */
-  needs: IdNeed[];
-  /** Per literal id: the distinct exact patterns (PatternRef.exact) it triggers (see triggers). */
-  byLiteral: number[][];
-  /** Per distinct exact pattern: its condition and the pattern indices holding it. */
-  exactNeeds: IdNeed[];
-  exactPatterns: number[][];
-  /** Literal ids seen in the current view are stamped with the current stamp. */
-  seen: Int32Array;
-  /** Literal groups (literals.ts groupNeeds) met in the current view, stamped; per literal id,
-   * the groups holding it. */
-  groupSeen: Int32Array;
-  literalGroups: number[][];
-  /** Exact patterns already judged for the current view (stamped). */
-  judged: Int32Array;
-  /** Prefilter sets, in the order they run, for the patterns without a usable literal
-   * condition; they index `setPatterns`. */
+  /** Prefilter sets, in the order they run. */
   groups: SetGroup[];
-  /** Pattern index at each set position. */
-  setPatterns: number[];
-  /** Prefilter form of the pattern at each set position (to rebuild a set when it is split). */
+  /** Prefilter form of the pattern at each position (to rebuild a set when it is split). */
   forms: string[];
   /** Patterns no set could hold: candidates for every text. */
   always: number[];
   /** Number of distinct exact patterns (PatternRef.exact < exactCount). */
   exactCount: number;
-  /** Per distinct exact pattern: its source and stats (any PatternRef holding it). */
-  exactRefs: PatternRef[];
-  /** The sieve for noisy candidates (see CompiledRules.sift), or null. */
-  sieve: Sieve | null;
-  /** Views matched since the sieve was last reconsidered. */
-  sinceSieve: number;
 }
 
-/** An RE2.Set of the prefilter forms of the exact patterns the automaton names most often in
- * vain: run once over a view holding any of them as candidates, it drops those it does not
- * match before their exact RE2s run. */
-interface Sieve {
-  set: RE2Set;
-  /** Set index -> exact pattern. */
-  exacts: number[];
-  member: Uint8Array;
-}
-
-/** One prefilter set: set positions [start, end). */
+/** One prefilter set: patterns at positions [start, end), then the triage patterns if `triage`. */
 interface SetGroup {
   set: RE2Set;
   start: number;
   end: number;
+  triage: boolean;
   /** Skip it on all-ASCII views (its patterns need a non-ASCII character). */
   nonAsciiOnly: boolean;
   /** Sampled calls in the current window, and how many of them ran over the cliff threshold
@@ -126,9 +78,6 @@ export interface CompiledRulesOptions {
   cliffNsPerByte?: number;
   /** Most patterns per prefilter set (default prefilter.ts SET_SIZE). */
   maxSetSize?: number;
-  /** false: no literal automaton, every pattern in RE2.Set prefilters (the matcher before the
-   * automaton; tests compare both). Default true. */
-  literalPrefilter?: boolean;
 }
 
 /** Every SAMPLE_EVERY-th text of at least SAMPLE_MIN_BYTES (below, the fixed cost of a call
@@ -140,22 +89,13 @@ const SAMPLE_MIN_BYTES = 256;
 const WINDOW_CALLS = 128;
 const WARM_WINDOWS = 2;
 
-/** A view's text as matched, and its UTF-8 bytes built on first use (RE2 runs on a Buffer). */
-class ViewText {
-  private b: Buffer | null = null;
-  constructor(readonly text: string) {}
-  get bytes(): Buffer {
-    return (this.b ??= toUtf8(this.text));
-  }
-}
-
 export class CompiledRules implements RuleMatcher {
   readonly version: string;
   readonly ruleCount: number;
   private readonly byTarget = new Map<Target, TargetRules>();
   /** The last original text triaged, so match() does not pass over it a second time.
-   * `matched` is the text the prefilter saw (punctuation folded). */
-  private cache: { text: string; target: Target; indices: number[]; matched: ViewText } | null = null;
+   * `matched` is the text the sets saw (punctuation folded), `bytes` its UTF-8. */
+  private cache: { text: string; target: Target; indices: number[]; matched: string; bytes: Buffer } | null = null;
   private warnedFallback = false;
   /** The last frozen input matched and its hits: several plugins (rules, obfuscation) ask
    * about the same input, and the engine freezes it, so the answer cannot have changed. */
@@ -165,149 +105,75 @@ export class CompiledRules implements RuleMatcher {
   prefilterSplits = 0;
   private readonly cliffNsPerByte: number;
   private sampleTick = 0;
-  private stamp = 0;
-  private readonly found: number[] = [];
-  /** Set by candidates(..., true): triageMaybe() of the text. */
-  private triageMaybe = false;
 
   constructor(readonly ruleSet: RuleSet, options: CompiledRulesOptions = {}) {
     const skipNonAscii = options.skipNonAsciiSets ?? true;
-    const literal = options.literalPrefilter ?? true;
     this.cliffNsPerByte = options.cliffNsPerByte ?? 100;
     this.version = ruleSet.version;
     const enabled = ruleSet.rules.filter((r) => r.enabled !== false);
     this.ruleCount = enabled.length;
-    // Automata are shared by targets with the same literals (most rules apply to several).
-    const automata = new Map<string, LiteralAutomaton>();
-    const needCache = new Map<string, ReturnType<typeof requiredNeed>>();
     for (const target of TARGETS) {
       const rules = enabled.filter((r) => r.targets.includes(target));
       const patterns: PatternRef[] = [];
-      const exactBySource = new Map<string, Pick<PatternRef, 'spans' | 'exact' | 'stats' | 'source'>>();
       const sources: string[] = [];
+      const nonAscii: boolean[] = [];
+      const exactBySource = new Map<string, Pick<PatternRef, 'spans' | 'exact' | 'stats'>>();
       rules.forEach((rule, ri) => {
         for (const p of rule.patterns) {
           let exact = exactBySource.get(p);
           if (exact === undefined) {
-            exact = { spans: spanRegex(p), exact: exactBySource.size, stats: { tries: 0, hits: 0, sifted: 0 }, source: p };
+            exact = { spans: spanRegex(p), exact: exactBySource.size, stats: { tries: 0, hits: 0 } };
             exactBySource.set(p, exact);
           }
           patterns.push({ rule: ri, ...exact });
-          sources.push(p);
-        }
-      });
-      // Literal conditions; patterns without one go to RE2.Set prefilters.
-      const conds = sources.map((p) => {
-        if (!literal) return null;
-        // A pattern with no literal of 3+ letters may still require short ones ('+', 'hi' and
-        // 'ai' and ','): a weak condition, but cheaper than an RE2.Set pass over every view.
-        if (!needCache.has(p)) needCache.set(p, requiredNeed(p) === true ? requiredNeed(p, WEAK_ATOM_WEIGHT) : requiredNeed(p));
-        const n = needCache.get(p)!;
-        return n === true ? null : n;
-      });
-      const literals = [...new Set(conds.flatMap((n) => (n === null ? [] : needLiterals(n))))].sort();
-      let auto: LiteralAutomaton | null = null;
-      if (literals.length > 0) {
-        const key = literals.join('\u0000');
-        auto = automata.get(key) ?? new LiteralAutomaton(literals);
-        automata.set(key, auto);
-      }
-      const needs: IdNeed[] = conds.map((n) => (n === null || auto === null ? true : auto.compile(n)));
-      const byLiteral: number[][] = auto === null ? [] : auto.literals.map(() => []);
-      // Several rules may share a pattern (the role-play framing): judged once per view.
-      const exactNeeds: IdNeed[] = new Array(exactBySource.size).fill(true);
-      const exactPatterns: number[][] = new Array(exactBySource.size);
-      const setSources: string[] = [];
-      const setPatterns: number[] = [];
-      const nonAscii: boolean[] = [];
-      needs.forEach((n, pi) => {
-        if (n === true) {
-          const form = prefilterForm(sources[pi]!);
-          setSources.push(form);
-          setPatterns.push(pi);
+          const form = prefilterForm(p);
+          sources.push(form);
           // The form is a superset of the pattern: either one needing non-ASCII is enough.
-          nonAscii.push(needsNonAscii(sources[pi]!) || needsNonAscii(form));
-        } else {
-          const e = patterns[pi]!.exact;
-          if (exactPatterns[e] === undefined) {
-            exactPatterns[e] = [];
-            exactNeeds[e] = n;
-            for (const id of new Set(triggers(n, auto!))) byLiteral[id]!.push(e);
-          }
-          exactPatterns[e]!.push(pi);
+          nonAscii.push(needsNonAscii(p) || needsNonAscii(form));
         }
       });
-      const grouped = groupNeeds(exactNeeds, auto === null ? 0 : auto.literals.length);
-      let groups: SetGroup[] = [];
-      let order: number[] = [];
-      let always: number[] = [];
-      if (setSources.length > 0) {
-        const built = buildPrefilterSets(setSources, options.maxSetSize, nonAscii);
-        groups = built.sets.map((set, k) => ({
-          set,
-          start: built.bases[k]!,
-          end: built.bases[k]! + set.size,
-          nonAsciiOnly: skipNonAscii && built.nonAsciiOnly[k]!,
-          windows: 0,
-          calls: 0,
-          slow: 0,
-        }));
-        order = built.order;
-        always = built.always.map((pos) => setPatterns[order[pos]!]!);
-      }
+      const { sets, bases, order, always, triageSet, triageOffset, nonAsciiOnly } = buildPrefilterSets(sources, options.maxSetSize, nonAscii);
+      const groups: SetGroup[] = sets.map((set, k) => {
+        const triage = k === triageSet;
+        const start = bases[k]!;
+        return { set, start, end: start + (triage ? triageOffset : set.size), triage, nonAsciiOnly: skipNonAscii && nonAsciiOnly[k]!, windows: 0, calls: 0, slow: 0 };
+      });
+      // Sets index patterns in `order`; reorder the exact patterns the same way.
+      const ordered = order.map((i) => patterns[i]!);
+      patterns.length = 0;
+      patterns.push(...ordered);
       this.byTarget.set(target, {
         rules,
         need: Int32Array.from(rules.map((r) => requiredMatches(r))),
         patterns,
-        auto,
-        needs,
-        byLiteral,
-        seen: new Int32Array(auto === null ? 0 : auto.literals.length),
-        groupSeen: new Int32Array(grouped.count),
-        literalGroups: grouped.byLiteral,
-        judged: new Int32Array(exactBySource.size),
-        exactRefs: [...exactBySource.values()].map((x) => patterns.find((p) => p.exact === x.exact)!),
-        sieve: null,
-        sinceSieve: 0,
-        exactNeeds: grouped.needs,
-        exactPatterns,
         groups,
-        // Positions past the sets' ranges are the `always` ones.
-        setPatterns: order.slice(0, order.length - always.length).map((i) => setPatterns[i]!),
-        forms: order.slice(0, order.length - always.length).map((i) => setSources[i]!),
+        forms: order.map((i) => sources[i]!),
         always,
         exactCount: exactBySource.size,
       });
     }
   }
 
-  /** Triage and rule prefilter over the original text; the prefilter result is kept for
-   * match(). Pass as normalise()'s `triage`. */
+  /** Triage and rule prefilter over the original text, sharing one UTF-8 conversion; the
+   * prefilter result is kept for match(). Pass as normalise()'s `triage`. */
   triage(text: string, target: Target): Triage {
     const t = this.byTarget.get(target)!;
     // Typographic quotes, dashes and spaces are folded one-for-one in the original view, so
     // "you’re" meets a pattern written "you're" without a normalised view (see PUNCT_FOLD).
+    const matched = foldPunctuation(text);
+    const bytes = toUtf8(matched);
+    const triage: number[] = [];
+    const indices = this.runSets(t, matched, bytes, triage);
+    this.cache = { text, target, indices, matched, bytes };
     // Triage sees the folded text too: non-ASCII that is only such punctuation needs no view.
-    const matched = new ViewText(foldPunctuation(text));
-    const indices = this.candidates(t, matched, true);
-    this.cache = { text, target, indices, matched };
-    return this.triageMaybe ? exactTriage(matched.bytes) : NOTHING;
+    return triage.length === 0 ? NOTHING : triageFromMatches(triage, 0);
   }
 
-  /** Rule patterns per prefilter set of `target` (the patterns the literal automaton cannot
-   * prefilter), in run order; `asciiSkipped` marks the sets all-ASCII views skip; `literal`:
-   * patterns prefiltered by the automaton, `literals` and `states` its size. For benchmarks
-   * and operators. */
-  prefilterLayout(target: Target): { patterns: number[]; asciiSkipped: boolean[]; literal: number; literals: number; states: number } {
-    const t = this.byTarget.get(target);
-    const groups = t?.groups ?? [];
-    return {
-      patterns: groups.map((g) => g.end - g.start),
-      asciiSkipped: groups.map((g) => g.nonAsciiOnly),
-      literal: t === undefined ? 0 : t.needs.filter((n) => n !== true).length,
-      literals: t?.auto?.literals.length ?? 0,
-      states: t?.auto?.states ?? 0,
-    };
+  /** Rule patterns per prefilter set of `target` (triage patterns not counted), in run order;
+   * `asciiSkipped` marks the sets all-ASCII views skip. For benchmarks and operators. */
+  prefilterLayout(target: Target): { patterns: number[]; asciiSkipped: boolean[] } {
+    const groups = this.byTarget.get(target)?.groups ?? [];
+    return { patterns: groups.map((g) => g.end - g.start), asciiSkipped: groups.map((g) => g.nonAsciiOnly) };
   }
 
   match(input: NormalisedInput): RuleHit[] {
@@ -327,20 +193,18 @@ export class CompiledRules implements RuleMatcher {
     for (let v = 0; v < input.views.length; v++) {
       const view = input.views[v]!;
       let indices: number[];
-      let vt: ViewText; // what the prefilter and spans see; same length as view.text
+      let bytes: Buffer;
+      let text: string; // what the sets and spans see; same length as view.text
       const c = this.cache;
       if (v === 0 && c !== null && c.text === view.text && c.target === input.target) {
         indices = c.indices;
-        vt = c.matched;
+        bytes = c.bytes;
+        text = c.matched;
       } else {
-        vt = new ViewText(v === 0 ? foldPunctuation(view.text) : view.text);
-        indices = this.candidates(t, vt);
+        text = v === 0 ? foldPunctuation(view.text) : view.text;
+        bytes = toUtf8(text);
+        indices = this.runSets(t, text, bytes);
       }
-      if (indices.length === 0) continue;
-      const text = vt.text;
-      const bytes = vt.bytes;
-      if (t.sieve !== null) indices = this.sift(t, t.sieve, indices, bytes);
-      if (++t.sinceSieve >= SIEVE_EVERY) this.reconsiderSieve(t);
       if (indices.length === 0) continue;
       let byteMap: Int32Array | null = null;
       // Spans of each exact pattern in this view (original offsets), computed at most once.
@@ -401,98 +265,12 @@ export class CompiledRules implements RuleMatcher {
     return hits;
   }
 
-  /** Candidate pattern indices for a view: the literal automaton, then the prefilter sets of
-   * the patterns it cannot judge. */
-  private candidates(t: TargetRules, vt: ViewText, triage = false): number[] {
-    const text = vt.text;
-    this.triageMaybe = false;
+  /** Candidate pattern indices for `text`; triage pattern indices go to `triage` if given. */
+  private runSets(t: TargetRules, text: string, bytes: Buffer, triage?: number[]): number[] {
     if (text.length === 0) return [];
     const out: number[] = [];
-    if (t.auto === null) {
-      if (triage) this.triageMaybe = triageMaybe(text);
-    } else {
-      const stamp = ++this.stamp;
-      const found = this.found;
-      found.length = 0;
-      // The original view: the triage check rides in the same loop.
-      if (triage) this.triageMaybe = t.auto.scanTriage(text, t.seen, stamp, found);
-      else t.auto.scan(text, t.seen, stamp, found);
-      for (const id of found) for (const g of t.literalGroups[id]!) t.groupSeen[g] = stamp;
-      for (const id of found) {
-        for (const e of t.byLiteral[id]!) {
-          if (t.judged[e] === stamp) continue;
-          t.judged[e] = stamp;
-          if (holds(t.exactNeeds[e]!, t.seen, t.groupSeen, stamp)) for (const pi of t.exactPatterns[e]!) out.push(pi);
-        }
-      }
-    }
-    if (t.groups.length > 0) this.runSets(t, vt, out);
-    for (const i of t.always) out.push(i);
-    return out;
-  }
-
-  /**
-   * Drops the candidates the sieve rules out: a pattern's prefilter form matches whenever the
-   * pattern does, so only patterns that cannot match are dropped. One RE2.Set pass replaces the
-   * exact RE2s of the noisy candidates of this view.
-   */
-  private sift(t: TargetRules, sieve: Sieve, indices: number[], bytes: Buffer): number[] {
-    let any = false;
-    for (const i of indices) if (sieve.member[t.patterns[i]!.exact] === 1) any = true;
-    if (!any) return indices;
-    let pass: number[];
     try {
-      pass = sieve.set.match(bytes);
-    } catch {
-      return indices; // the DFA ran out of memory: confirm every candidate instead
-    }
-    const kept = new Uint8Array(sieve.member.length);
-    for (const k of pass) kept[sieve.exacts[k]!] = 1;
-    const out: number[] = [];
-    const dropped = new Set<number>();
-    for (const i of indices) {
-      const e = t.patterns[i]!.exact;
-      if (sieve.member[e] === 1 && kept[e] === 0) dropped.add(e);
-      else out.push(i);
-    }
-    for (const e of dropped) t.exactRefs[e]!.stats.sifted++;
-    return out;
-  }
-
-  /**
-   * Every SIEVE_EVERY views: the exact patterns named as candidates at least SIEVE_MIN times
-   * and confirmed less than SIEVE_RATE of them (tries plus sifted: both are candidacies) go in
-   * the sieve, the noisiest first. Only which work is done depends on this, never the answer.
-   */
-  private reconsiderSieve(t: TargetRules): void {
-    t.sinceSieve = 0;
-    const old = t.sieve?.exacts ?? [];
-    if (old.length >= SIEVE_SIZE) return;
-    // Members stay (a new set starts with a cold DFA): only new noisy patterns are added.
-    const noisy: Array<[number, number]> = [];
-    t.exactRefs.forEach((ref, e) => {
-      const seen = ref.stats.tries + ref.stats.sifted;
-      if (t.sieve?.member[e] !== 1 && seen >= SIEVE_MIN && ref.stats.hits < SIEVE_RATE * seen) noisy.push([e, seen - ref.stats.hits]);
-    });
-    if (noisy.length === 0) return;
-    noisy.sort((a, b) => b[1] - a[1]);
-    const exacts = [...old, ...noisy.slice(0, SIEVE_SIZE - old.length).map(([e]) => e)];
-    try {
-      const member = new Uint8Array(t.exactCount);
-      for (const e of exacts) member[e] = 1;
-      t.sieve = { set: new RE2.Set(exacts.map((e) => prefilterForm(t.exactRefs[e]!.source)), 'iu'), exacts, member };
-    } catch (err) {
-      log.warn({ err: (err as Error).message }, 'could not build the candidate sieve');
-      t.sinceSieve = -Infinity; // do not try again
-    }
-  }
-
-  /** Appends the candidates of the prefilter sets. */
-  private runSets(t: TargetRules, vt: ViewText, out: number[]): void {
-    const bytes = vt.bytes;
-    const mark = out.length;
-    try {
-      const ascii = bytes.length === vt.text.length;
+      const ascii = bytes.length === text.length;
       const sample = bytes.length >= SAMPLE_MIN_BYTES && ++this.sampleTick % SAMPLE_EVERY === 0;
       for (const g of t.groups) {
         if (ascii && g.nonAsciiOnly) continue;
@@ -502,7 +280,11 @@ export class CompiledRules implements RuleMatcher {
           if (((performance.now() - t0) * 1e6) / bytes.length > this.cliffNsPerByte) g.slow++;
           g.calls++;
         }
-        for (const i of found) out.push(t.setPatterns[g.start + i]!);
+        const size = g.end - g.start;
+        for (const i of found) {
+          if (i >= size) triage?.push(i - size);
+          else out.push(g.start + i);
+        }
       }
       if (sample) this.checkCliff(t);
     } catch (err) {
@@ -512,23 +294,27 @@ export class CompiledRules implements RuleMatcher {
         this.warnedFallback = true;
         log.warn({ err: (err as Error).message }, 'RE2.Set match failed; matching patterns one by one');
       }
-      out.length = mark;
-      for (const i of t.setPatterns) {
-        const p = t.patterns[i]!;
+      out.length = 0;
+      if (triage) triage.length = 0;
+      t.patterns.forEach((p, i) => {
         p.spans.lastIndex = 0;
         if (p.spans.test(bytes)) out.push(i);
         p.spans.lastIndex = 0;
-      }
+      });
+      if (triage) TRIAGE_PATTERNS.forEach((p, k) => {
+        if (new RE2(p, 'iu').test(bytes)) triage.push(k);
+      });
+      return out;
     }
+    for (const i of t.always) out.push(i);
+    return out;
   }
-
   /**
    * An RE2.Set's DFA has a cliff (prefilter.ts): past some mix of patterns its states multiply,
    * its cache thrashes and it runs 20-500x slower. Where the cliff is depends on the rule
    * content and on the traffic, so sets are sized for speed and watched on real traffic: a set
    * whose sampled cost per byte is over the threshold is split in two (same patterns, so the
-   * same answers), and the halves are watched in turn. Since the literal automaton took over,
-   * only the few patterns without a usable literal condition are in sets.
+   * same answers), and the halves are watched in turn.
    */
   private checkCliff(t: TargetRules): void {
     for (let k = 0; k < t.groups.length; k++) {
@@ -540,17 +326,18 @@ export class CompiledRules implements RuleMatcher {
       if (++g.windows <= WARM_WINDOWS) continue;
       if (slowShare <= 0.5 || g.end - g.start < 2) continue;
       const mid = g.start + ((g.end - g.start) >> 1);
-      const half = (start: number, end: number): SetGroup => ({
-        set: new RE2.Set(t.forms.slice(start, end), 'iu'),
+      const half = (start: number, end: number, triage: boolean): SetGroup => ({
+        set: new RE2.Set([...t.forms.slice(start, end), ...(triage ? TRIAGE_PATTERNS : [])], 'iu'),
         start,
         end,
+        triage,
         nonAsciiOnly: g.nonAsciiOnly,
         windows: 0,
         calls: 0,
         slow: 0,
       });
       try {
-        t.groups.splice(k, 1, half(g.start, mid), half(mid, g.end));
+        t.groups.splice(k, 1, half(g.start, mid, false), half(mid, g.end, g.triage));
         this.prefilterSplits++;
         log.info({ patterns: g.end - g.start, slowShare, thresholdNsPerByte: this.cliffNsPerByte, sets: t.groups.length }, 'prefilter set too slow on this traffic (RE2 DFA cliff): split in two');
       } catch (err) {
@@ -559,34 +346,6 @@ export class CompiledRules implements RuleMatcher {
       return; // one split per check: the groups array changed
     }
   }
-}
-
-/** Estimated share of texts meeting `need` (atoms.ts literalShare, parts independent). */
-function needShare(need: IdNeed, auto: LiteralAutomaton): number {
-  if (need === true) return 1;
-  if (typeof need === 'number') return literalShare(auto.literals[need]!);
-  if ('group' in need) return 1; // not met before grouping
-  if ('all' in need) return need.all.reduce((p: number, x) => p * needShare(x, auto), 1);
-  return Math.min(1, need.any.reduce((p: number, x) => p + needShare(x, auto), 0));
-}
-
-/**
- * Literals whose presence makes a pattern worth judging: a condition can only hold if one of
- * them was found (for `all`, those of its most selective part), so a pattern is looked at only
- * when one turns up rather than whenever any of its literals (often common words) does.
- */
-function triggers(need: IdNeed, auto: LiteralAutomaton): number[] {
-  if (need === true) return [];
-  if (typeof need === 'number') return [need];
-  if ('group' in need) return []; // not met before grouping
-  if ('any' in need) return need.any.flatMap((x) => triggers(x, auto));
-  let best = need.all[0]!;
-  let bestShare = needShare(best, auto);
-  for (const x of need.all) {
-    const share = needShare(x, auto);
-    if (share < bestShare) [best, bestShare] = [x, share];
-  }
-  return triggers(best, auto);
 }
 
 /** Callers may change what they get; the memo keeps its own copy. */

@@ -1,6 +1,5 @@
 /**
- * Builds the RE2.Set prefilters of one target, for the patterns the literal automaton cannot
- * prefilter (no required literal long enough: see atoms.ts requiredNeed).
+ * Builds the RE2.Set prefilters of one target.
  *
  * Each pattern goes in as a cheaper SUPERSET form: its most selective gap-free piece
  * (segment.ts) or, failing that, with large counts relaxed (relax.ts); the exact pattern later
@@ -23,10 +22,10 @@
  *    a slow deployment.
  * Calibrating the grouping at start-up on a small sample was tried and dropped: a sample small
  * enough to be quick lets the DFA cache every state and never shows the cliff.
- * Since the literal automaton (literals.ts) took over, only patterns without a usable literal
- * condition are put in sets.
+ * The normaliser's triage patterns ride in the last set.
  */
 import RE2 from 're2';
+import { TRIAGE_PATTERNS } from '../normalise/triage.js';
 import { requiredAtoms } from './atoms.js';
 import { relaxPattern } from './relax.js';
 import { prefilterSegment } from './segment.js';
@@ -58,6 +57,9 @@ export interface PrefilterSets {
   /** Positions (in `order`, after every set's range) of patterns no set could hold: RE2
    * refused even a set of one (program too large). They are candidates for every text. */
   always: number[];
+  /** Which set holds the normaliser's triage patterns, and from which set-local index. */
+  triageSet: number;
+  triageOffset: number;
   /** Per set: every pattern in it needs a non-ASCII character to match, so the set need not
    * run over a view that is all ASCII (most traffic). */
   nonAsciiOnly: boolean[];
@@ -103,11 +105,28 @@ export function buildPrefilterSets(sources: string[], maxPerSet = SET_SIZE, need
     sets.push(set);
     nonAsciiOnly.push(skippable);
   }
+  // The triage patterns ride in the last set (never a skippable one: triage runs on every
+  // text), or get a set of their own if it cannot take them.
+  const last = fitted[fitted.length - 1];
+  let triageSet: number;
+  let triageOffset: number;
+  try {
+    if (last === undefined || last.skippable) throw new Error('no set to share');
+    sets[sets.length - 1] = new RE2.Set([...last.g.map((i) => sources[i]!), ...TRIAGE_PATTERNS], 'iu');
+    triageSet = sets.length - 1;
+    triageOffset = last.g.length;
+  } catch {
+    bases.push(order.length);
+    sets.push(new RE2.Set(TRIAGE_PATTERNS as string[], 'iu'));
+    nonAsciiOnly.push(false);
+    triageSet = sets.length - 1;
+    triageOffset = 0;
+  }
   const always = tooBig.map((i) => {
     order.push(i);
     return order.length - 1;
   });
-  return { sets, bases, order, always, nonAsciiOnly };
+  return { sets, bases, order, always, triageSet, triageOffset, nonAsciiOnly };
 }
 
 /** Characters whose RE2 case-insensitive match includes an ASCII character (KELVIN SIGN ~ k,
