@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Role } from '../config/types.js';
 import { newId } from '../util/ids.js';
@@ -44,7 +44,7 @@ export function generateSecret(): string {
 
 /** Secrets are 256-bit random, so a fast hash is enough (no password stretching needed). */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 function sameHash(a: string, b: string): boolean {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { WardenConfig } from '../config/types.js';
 import { log } from '../log.js';
 import { applyPolicy, type PolicyResult } from '../scanning/policy.js';
@@ -118,7 +118,7 @@ export class ScanService {
       latency_ms: Math.round(elapsedMs * 1000) / 1000,
       error: results.find((r) => r.error)?.error ?? null,
       source: parts[0]!.target,
-      input_sha256: createHash('sha256').update(text).digest('hex'),
+      input_sha256: hash('sha256', text, 'hex'),
       input_length: text.length,
       input: storeInput === 'none' ? null : storeInput === 'full' ? text : text.slice(0, excerptChars),
       input_truncated: storeInput === 'excerpt' && text.length > excerptChars,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,7 +90,8 @@ for (const backend of ['memory', 'redis'] as const) {
         const rec = await call(w, 'GET', `/v1/scans/${body.scan_id}`);
         expect(rec.status).to.equal(200);
         expect(rec.body).to.include({ scan_id: body.scan_id, input: BENIGN, input_length: BENIGN.length, source: 'prompt', instance_id: w.server.services.instanceId });
-        expect(rec.body.input_sha256).to.match(/^[0-9a-f]{64}$/);
+        // The digest of exactly what was sent (UTF-8), as any sha256 tool computes it.
+        expect(rec.body.input_sha256).to.equal(createHash('sha256').update(BENIGN, 'utf8').digest('hex'));
         expect(rec.body.metadata).to.deep.equal({ app: 'test' });
         expect(rec.body.request_id).to.match(/^req_/);
       });
