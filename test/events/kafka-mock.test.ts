@@ -1,10 +1,22 @@
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { Kafka, logLevel } from 'kafkajs';
-import { startKafkaMock } from '../support/kafka-mock/index.js';
+import { pickFixedPort, startKafkaMock } from '../support/kafka-mock/index.js';
 
 describe('events: the librdkafka mock cluster launcher', function () {
   this.timeout(20_000);
-  const port = 41000 + Math.floor(Math.random() * 8000);
+  let port = 0;
+  before(async () => { port = await pickFixedPort(); });
+
+  it('picks fixed ports below the OS ephemeral range (no client socket can be handed them) and free when picked', async () => {
+    const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    for (let i = 0; i < 20; i++) {
+      const base = await pickFixedPort(3);
+      expect(base).to.be.at.least(20000);
+      expect(base + 2).to.be.below(low!);
+    }
+    expect(port).to.be.below(low!);
+  });
 
   it('listens on the fixed port, pre-creates the topics, and can be restarted on the same address', async () => {
     const first = await startKafkaMock({ topics: ['t.one', 't.two'], port, partitions: 2 });

@@ -4,7 +4,7 @@ import { EventBus } from '../../src/events/bus.js';
 import { KafkaTransport } from '../../src/events/kafka-transport.js';
 import { EVENT_TOPICS, EVENT_TYPES, type EventEnvelope } from '../../src/events/types.js';
 import { log } from '../../src/log.js';
-import { startKafkaMock, type KafkaMock } from '../support/kafka-mock/index.js';
+import { pickFixedPort, startKafkaMock, type KafkaMock } from '../support/kafka-mock/index.js';
 import { sleep } from './support.js';
 
 const PREFIX = 'wtest.';
@@ -40,7 +40,8 @@ async function startNode(brokers: string[], instanceId: string, extra: Partial<C
 describe('events: Kafka transport against the librdkafka mock cluster', function () {
   this.timeout(60_000);
   // A fixed port so the restarted mock keeps its address; random to stay clear of parallel runs.
-  const port = 41000 + Math.floor(Math.random() * 8000);
+  let port = 0;
+  before(async () => { port = await pickFixedPort(); });
   let mock: KafkaMock;
   const nodes: Node[] = [];
   let siem: Consumer | null = null;

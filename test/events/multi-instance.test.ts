@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { eventEnvelopeSchema } from '../../src/events/schemas.js';
 import { EVENT_TOPICS, EVENT_TYPES } from '../../src/events/types.js';
-import { startKafkaMock, type KafkaMock } from '../support/kafka-mock/index.js';
+import { pickFixedPort, startKafkaMock, type KafkaMock } from '../support/kafka-mock/index.js';
 import { spawnWarden, type WardenProcess } from '../support/warden.js';
 import { AUDIENCE, ISSUER, RecordingClient, SECRET, makeToken, sleep } from './support.js';
 
@@ -30,7 +30,9 @@ async function until(pred: () => boolean | Promise<boolean>, timeoutMs: number, 
 
 describe('events: three Warden processes over the mock Kafka cluster', function () {
   this.timeout(120_000);
-  const port = 41000 + Math.floor(Math.random() * 8000);
+  // A fixed port so the restarted mock keeps its address; random to stay clear of parallel runs.
+  let port = 0;
+  before(async () => { port = await pickFixedPort(); });
   let mock: KafkaMock;
   let wardens: WardenProcess[] = [];
   let clients: RecordingClient[] = [];

@@ -6,7 +6,8 @@
  * The binary lives next to the C source (gitignored), not in dist/, so every build shares it.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -34,6 +35,39 @@ export interface KafkaMock {
   brokers: string[];
   /** Stops the cluster; everything it held is gone. */
   stop(): Promise<void>;
+}
+
+/**
+ * A base port for a mock that must keep its address across restarts (`port` above): random,
+ * currently free for `count` consecutive ports, and BELOW the OS's ephemeral range, so no
+ * outgoing connection of this or another test can be handed it while the mock is down. (Ports
+ * picked inside the ephemeral range, as before, now and then collided with a client socket:
+ * "port N is not free: Address already in use".)
+ */
+export async function pickFixedPort(count = 1): Promise<number> {
+  let ephemeralLow = 32768;
+  try {
+    ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || ephemeralLow;
+  } catch {
+    /* not Linux: keep the usual default */
+  }
+  const low = 20000;
+  const high = Math.max(low + 1000, Math.min(ephemeralLow, 32768)) - count;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = low + Math.floor(Math.random() * (high - low));
+    let free = true;
+    for (let k = 0; k < count && free; k++) free = await canListen(base + k);
+    if (free) return base;
+  }
+  throw new Error(`no ${count} free consecutive ports found in ${low}-${high}`);
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolveFree) => {
+    const srv = createServer();
+    srv.once('error', () => resolveFree(false));
+    srv.listen({ port, host: '127.0.0.1', exclusive: true }, () => srv.close(() => resolveFree(true)));
+  });
 }
 
 /** Compiles the launcher if needed; throws with gcc's output when it cannot. */
