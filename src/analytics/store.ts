@@ -22,11 +22,12 @@ export class MemoryAggregateStore implements AggregateStore {
   private lastPrune = 0;
 
   async add(at: number, counters: Counters): Promise<void> {
+    const names = Object.keys(counters); // once, not once per resolution
     for (const res of RESOLUTIONS) {
       const key = `${res}:${bucketStart(res, at)}`;
       let bucket = this.buckets.get(key);
       if (!bucket) this.buckets.set(key, (bucket = new Map()));
-      for (const [name, n] of Object.entries(counters)) bucket.set(name, (bucket.get(name) ?? 0) + n);
+      for (const name of names) bucket.set(name, (bucket.get(name) ?? 0) + counters[name]!);
     }
     this.prune(Date.now());
   }

@@ -77,15 +77,16 @@ export class MemorySpendStore implements SpendStore {
 
   async add(e: SpendEntry, thresholds: DimThreshold[]): Promise<Crossing[]> {
     const ids = { day: periodId('day', e.at), month: periodId('month', e.at) };
+    // Field names built once per entry, shared by both periods.
+    const fields: [string, number][] = [];
+    for (const dim of dimsOf(e)) {
+      fields.push([`cost|${dim}`, e.costNanoUsd], [`in|${dim}`, e.promptTokens], [`out|${dim}`, e.completionTokens], [`req|${dim}`, 1]);
+    }
     for (const period of ['day', 'month'] as const) {
-      const h = this.hashes.get(`${period}:${ids[period]}`) ?? new Map<string, number>();
-      this.hashes.set(`${period}:${ids[period]}`, h);
-      for (const dim of dimsOf(e)) {
-        h.set(`cost|${dim}`, (h.get(`cost|${dim}`) ?? 0) + e.costNanoUsd);
-        h.set(`in|${dim}`, (h.get(`in|${dim}`) ?? 0) + e.promptTokens);
-        h.set(`out|${dim}`, (h.get(`out|${dim}`) ?? 0) + e.completionTokens);
-        h.set(`req|${dim}`, (h.get(`req|${dim}`) ?? 0) + 1);
-      }
+      const key = `${period}:${ids[period]}`;
+      let h = this.hashes.get(key);
+      if (h === undefined) this.hashes.set(key, (h = new Map<string, number>()));
+      for (const [field, n] of fields) h.set(field, (h.get(field) ?? 0) + n);
     }
     const crossed: Crossing[] = [];
     for (const t of thresholds) {
