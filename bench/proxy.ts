@@ -68,13 +68,13 @@ function cpuOf(pid: number): { main: number; others: number } | null {
   }
 }
 
-function cpuPerRequest(pid: number | undefined, requests: number, run: () => Promise<unknown>): Promise<{ main: number; others: number } | null> {
+/** CPU time of `pid` spent while `run` ran (µs, main thread and other threads). */
+async function cpuDuring(pid: number | undefined, run: () => Promise<unknown>): Promise<{ main: number; others: number } | null> {
   const before = pid === undefined ? null : cpuOf(pid);
-  return run().then(() => {
-    const after = pid === undefined ? null : cpuOf(pid);
-    if (before === null || after === null || requests <= 0) return null;
-    return { main: (after.main - before.main) / requests, others: (after.others - before.others) / requests };
-  });
+  await run();
+  const after = pid === undefined ? null : cpuOf(pid);
+  if (before === null || after === null) return null;
+  return { main: after.main - before.main, others: after.others - before.others };
 }
 
 interface Figures {
@@ -184,9 +184,9 @@ async function paced(t: Target, rate: number, seconds: number) {
 async function measure(t: Target): Promise<Figures> {
   await paced(t, RATE, 2); // warm-up: JIT, pools, keep-alive
   let max!: Awaited<ReturnType<typeof load>>;
-  const cpuMax = await cpuPerRequest(t.pid, 1, async () => (max = await load(t, { seconds: 5, connections: 32 })));
+  const cpuMax = await cpuDuring(t.pid, async () => (max = await load(t, { seconds: 5, connections: 32 })));
   let steady!: Awaited<ReturnType<typeof paced>>;
-  const cpuPaced = await cpuPerRequest(t.pid, 1, async () => (steady = await paced(t, RATE, SECONDS)));
+  const cpuPaced = await cpuDuring(t.pid, async () => (steady = await paced(t, RATE, SECONDS)));
   const burst = await load(t, { seconds: 5, connections: 50, rate: RATE });
   const per = (c: { main: number; others: number } | null, n: number) => (c === null || n <= 0 ? null : { main: c.main / n, others: c.others / n });
   return {
