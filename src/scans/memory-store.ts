@@ -1,52 +1,99 @@
-import { decodeCursor, encodeCursor, matches, type ScanFilter, type ScanPage, type ScanRecord, type ScanStore } from './record.js';
+import { decodeCursor, encodeCursor, type ScanFilter, type ScanPage, type ScanRecord, type ScanStore } from './record.js';
+
+/**
+ * One stored record: its JSON as UTF-8 bytes (parsed again on read), plus the fields the list
+ * filters and the bounds look at. A record kept as an object graph is a dozen objects on the
+ * JavaScript heap (the record, its threats array, ids, digests, and an input excerpt that keeps
+ * the whole request text alive); at the default 100,000 records they grew the old generation
+ * that every major GC marks. A Buffer keeps the bytes outside that heap, and the excerpt no
+ * longer pins the text it was cut from.
+ */
+interface Row {
+  readonly id: string;
+  readonly createdAt: string;
+  readonly verdict: ScanRecord['verdict'];
+  readonly source: ScanRecord['source'];
+  readonly caller: string | null;
+  /** Whether the record has threats (attack_type/severity filters parse only those). */
+  readonly threats: boolean;
+  readonly json: Buffer;
+}
 
 /**
  * Records in id order (ULIDs sort by time), newest last; bounded by count and age.
  * Ids from one process are monotonic, so appending keeps the order.
+ * Reads return fresh copies, as the Redis store does.
  */
 export class MemoryScanStore implements ScanStore {
   readonly backend = 'memory' as const;
-  private readonly records: ScanRecord[] = [];
-  private readonly byId = new Map<string, ScanRecord>();
+  private readonly rows: Row[] = [];
+  private readonly byId = new Map<string, Row>();
 
   constructor(private readonly limits: () => { maxScans: number; retentionDays: number }) {}
 
   async put(record: ScanRecord): Promise<void> {
-    let i = this.records.length;
-    while (i > 0 && this.records[i - 1]!.scan_id > record.scan_id) i--;
-    this.records.splice(i, 0, record);
-    this.byId.set(record.scan_id, record);
+    const row: Row = {
+      id: record.scan_id,
+      createdAt: record.created_at,
+      verdict: record.verdict,
+      source: record.source,
+      caller: record.caller,
+      threats: record.threats.length > 0,
+      json: Buffer.from(JSON.stringify(record)),
+    };
+    let i = this.rows.length;
+    while (i > 0 && this.rows[i - 1]!.id > row.id) i--;
+    if (i === this.rows.length) this.rows.push(row);
+    else this.rows.splice(i, 0, row);
+    this.byId.set(row.id, row);
     this.enforceBounds();
   }
 
   async get(scanId: string): Promise<ScanRecord | null> {
     this.enforceBounds();
-    return this.byId.get(scanId) ?? null;
+    const row = this.byId.get(scanId);
+    return row ? (JSON.parse(row.json.toString()) as ScanRecord) : null;
   }
 
   async list(filter: ScanFilter, limit: number, cursor?: string): Promise<ScanPage> {
     this.enforceBounds();
     const before = cursor ? decodeCursor(cursor) : null;
+    // As matches() in record.ts, with the date bounds converted once rather than per record.
+    const since = filter.since ? new Date(filter.since).toISOString() : null;
+    const until = filter.until ? new Date(filter.until).toISOString() : null;
+    const byThreat = Boolean(filter.attack_type || filter.severity);
     const data: ScanRecord[] = [];
     let more = false;
-    for (let i = this.records.length - 1; i >= 0; i--) {
-      const r = this.records[i]!;
-      if (before && r.scan_id >= before) continue;
-      if (!matches(r, filter)) continue;
+    for (let i = this.rows.length - 1; i >= 0; i--) {
+      const r = this.rows[i]!;
+      if (before && r.id >= before) continue;
+      if (filter.verdict && r.verdict !== filter.verdict) continue;
+      if (filter.source && r.source !== filter.source) continue;
+      if (filter.caller && r.caller !== filter.caller) continue;
+      if (since !== null && r.createdAt < since) continue;
+      if (until !== null && r.createdAt > until) continue;
+      if (byThreat && !r.threats) continue;
+      const record = JSON.parse(r.json.toString()) as ScanRecord;
+      if (filter.attack_type && !record.threats.some((t) => t.attack_type === filter.attack_type)) continue;
+      if (filter.severity && !record.threats.some((t) => t.severity === filter.severity)) continue;
       if (data.length === limit) {
         more = true;
         break;
       }
-      data.push(r);
+      data.push(record);
     }
     return { data, next_cursor: more ? encodeCursor(data[data.length - 1]!.scan_id) : null };
   }
 
   private enforceBounds(): void {
     const { maxScans, retentionDays } = this.limits();
-    const cutoff = new Date(Date.now() - retentionDays * 86_400_000).toISOString();
-    let drop = Math.max(0, this.records.length - maxScans);
-    while (drop < this.records.length && this.records[drop]!.created_at < cutoff) drop++;
-    for (const r of this.records.splice(0, drop)) this.byId.delete(r.scan_id);
+    let drop = Math.max(0, this.rows.length - maxScans);
+    if (drop < this.rows.length) {
+      const cutoff = new Date(Date.now() - retentionDays * 86_400_000).toISOString();
+      while (drop < this.rows.length && this.rows[drop]!.createdAt < cutoff) drop++;
+    }
+    if (drop === 0) return;
+    for (let i = 0; i < drop; i++) this.byId.delete(this.rows[i]!.id);
+    this.rows.splice(0, drop);
   }
 }
