@@ -53,6 +53,7 @@ export class Api {
   constructor() {
     addFormats(this.bodyAjv);
     addFormats(this.queryAjv);
+    memoizeMatch(this.router);
   }
 
   /** Registers a schema both validators and the OpenAPI document can reference by name. */
@@ -90,6 +91,37 @@ export class Api {
   publicPaths(): Set<string> {
     return new Set(this.operations.filter((o) => !o.auth && o.path.startsWith('/v1/')).map((o) => o.path));
   }
+}
+
+type MatchResult = ReturnType<Router['match']>;
+const MAX_MATCH_CACHE = 1024;
+
+/**
+ * The router tests every route against every request (and, through its `debug` calls, allocates
+ * an argument array per route per request: several KB of garbage per request with this API).
+ * The answer depends only on the method, the path and the routes, so it is remembered per
+ * method and path (at most MAX_MATCH_CACHE paths per method, forgotten when a route is added).
+ * Each request gets its own `path` array, since the router stores it on the context.
+ */
+function memoizeMatch(router: Router): void {
+  const match = router.match.bind(router);
+  const cache = new Map<string, Map<string, MatchResult>>();
+  let routes = router.stack.length;
+  router.match = (path: string, method: string): MatchResult => {
+    if (router.stack.length !== routes) {
+      cache.clear();
+      routes = router.stack.length;
+    }
+    let byPath = cache.get(method);
+    if (byPath === undefined) cache.set(method, (byPath = new Map()));
+    let found = byPath.get(path);
+    if (found === undefined) {
+      found = match(path, method);
+      if (byPath.size >= MAX_MATCH_CACHE) byPath.clear();
+      byPath.set(path, found);
+    }
+    return { path: found.path.slice(), pathAndMethod: found.pathAndMethod, route: found.route };
+  };
 }
 
 function check(validate: ValidateFunction, value: unknown, where: 'body' | 'query'): void {
