@@ -38,12 +38,33 @@ function inc(out: Counters, name: string, n = 1): void {
   out[name] = (out[name] ?? 0) + n;
 }
 
+/**
+ * Counter names are built once and reused: every proxied request adds a scan's and a usage's
+ * counters, and the names depend only on a few values (verdict, source; provider, model, key).
+ * Each cache is bounded and forgotten wholesale when full.
+ */
+const MAX_CACHED = 4096;
+const SCAN_TOTAL = counterName('scan', 'total', 'count');
+const scanVerdictNames = new Map<string, string>();
+const scanSourceNames = new Map<string, string>();
+const usageNameSets = new Map<string, Map<string, Map<string, string[]>>>();
+let usageNameSetCount = 0;
+
+function cachedName(cache: Map<string, string>, dimension: string, value: string): string {
+  let name = cache.get(value);
+  if (name === undefined) {
+    if (cache.size >= MAX_CACHED) cache.clear();
+    cache.set(value, (name = counterName('scan', dimension, 'count', value)));
+  }
+  return name;
+}
+
 /** What one finished scan adds. */
 export function scanCounters(r: ScanRecord): Counters {
   const out: Counters = {};
-  inc(out, counterName('scan', 'total', 'count'));
-  inc(out, counterName('scan', 'verdict', 'count', r.verdict));
-  inc(out, counterName('scan', 'source', 'count', r.source));
+  inc(out, SCAN_TOTAL);
+  inc(out, cachedName(scanVerdictNames, 'verdict', r.verdict));
+  inc(out, cachedName(scanSourceNames, 'source', r.source));
   for (const t of r.threats) {
     inc(out, counterName('threat', 'total', 'count'));
     inc(out, counterName('threat', 'attack_type', 'count', t.attack_type));
@@ -58,12 +79,40 @@ export function scanCounters(r: ScanRecord): Counters {
 /** A priced completion as the spend tracker reports it (its time is the bucket's concern). */
 export type UsageSample = Omit<UsageRecorded, 'at'>;
 
+/** The usage counter names of one provider, model and key: per dimension (total, provider, model, key), one per metric. */
+function usageNames(provider: string, model: string, key: string): string[] {
+  let byModel = usageNameSets.get(provider);
+  if (byModel === undefined) usageNameSets.set(provider, (byModel = new Map()));
+  let byKey = byModel.get(model);
+  if (byKey === undefined) byModel.set(model, (byKey = new Map()));
+  let names = byKey.get(key);
+  if (names === undefined) {
+    if (usageNameSetCount >= MAX_CACHED) {
+      usageNameSets.clear();
+      usageNameSetCount = 0;
+      return usageNames(provider, model, key);
+    }
+    names = [];
+    for (const [dim, value] of [['total', ''], ['provider', provider], ['model', model], ['key', key]] as const) {
+      for (const m of USAGE_METRICS) names.push(counterName('usage', dim, m, value));
+    }
+    byKey.set(key, names);
+    usageNameSetCount++;
+  }
+  return names;
+}
+
 /** What one completion's usage adds. */
 export function usageCounters(u: UsageSample): Counters {
   const out: Counters = {};
-  const values: Record<UsageMetric, number> = { requests: 1, prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, cost_nano: u.costNanoUsd };
-  const dims: [string, string][] = [['total', ''], ['provider', u.provider], ['model', u.model], ['key', u.key ?? NONE]];
-  for (const [dim, value] of dims) for (const m of USAGE_METRICS) inc(out, counterName('usage', dim, m, value), values[m]);
+  const names = usageNames(u.provider, u.model, u.key ?? NONE);
+  // USAGE_METRICS order: requests, prompt_tokens, completion_tokens, cost_nano.
+  for (let i = 0; i < names.length; i += 4) {
+    inc(out, names[i]!, 1);
+    inc(out, names[i + 1]!, u.promptTokens);
+    inc(out, names[i + 2]!, u.completionTokens);
+    inc(out, names[i + 3]!, u.costNanoUsd);
+  }
   return out;
 }
 

@@ -20,16 +20,28 @@ export class MemoryAggregateStore implements AggregateStore {
   readonly backend = 'memory' as const;
   private readonly buckets = new Map<string, Map<string, number>>();
   private lastPrune = 0;
+  /** Per resolution (RESOLUTIONS order), the bucket the last add went to: most adds go to the same one. */
+  private readonly recent: ({ start: number; bucket: Map<string, number> } | null)[] = RESOLUTIONS.map(() => null);
 
   async add(at: number, counters: Counters): Promise<void> {
     const names = Object.keys(counters); // once, not once per resolution
-    for (const res of RESOLUTIONS) {
-      const key = `${res}:${bucketStart(res, at)}`;
-      let bucket = this.buckets.get(key);
-      if (!bucket) this.buckets.set(key, (bucket = new Map()));
+    for (let r = 0; r < RESOLUTIONS.length; r++) {
+      const bucket = this.bucket(r, at);
       for (const name of names) bucket.set(name, (bucket.get(name) ?? 0) + counters[name]!);
     }
     this.prune(Date.now());
+  }
+
+  private bucket(r: number, at: number): Map<string, number> {
+    const res = RESOLUTIONS[r]!;
+    const start = bucketStart(res, at);
+    const recent = this.recent[r];
+    if (recent && recent.start === start) return recent.bucket;
+    const key = `${res}:${start}`;
+    let bucket = this.buckets.get(key);
+    if (!bucket) this.buckets.set(key, (bucket = new Map()));
+    this.recent[r] = { start, bucket };
+    return bucket;
   }
 
   async read(refs: BucketRef[]): Promise<Counters[]> {
@@ -44,6 +56,7 @@ export class MemoryAggregateStore implements AggregateStore {
       const [res, start] = key.split(':') as [Resolution, string];
       if (Number(start) + BUCKET_MS[res] + RETENTION_MS[res] < now) this.buckets.delete(key);
     }
+    this.recent.fill(null);
   }
 }
 

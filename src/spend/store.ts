@@ -71,26 +71,76 @@ function fromHash(hash: Record<string, string | number>): Record<string, DimTota
   return out;
 }
 
+const MAX_FIELD_SETS = 4096;
+const DAY_MS = 86_400_000;
+
+function addFields(h: Map<string, number>, fields: string[], e: SpendEntry): void {
+  for (let i = 0; i < fields.length; i += 4) {
+    h.set(fields[i]!, (h.get(fields[i]!) ?? 0) + e.costNanoUsd);
+    h.set(fields[i + 1]!, (h.get(fields[i + 1]!) ?? 0) + e.promptTokens);
+    h.set(fields[i + 2]!, (h.get(fields[i + 2]!) ?? 0) + e.completionTokens);
+    h.set(fields[i + 3]!, (h.get(fields[i + 3]!) ?? 0) + 1);
+  }
+}
+
 export class MemorySpendStore implements SpendStore {
   private readonly hashes = new Map<string, Map<string, number>>();
   private readonly marks = new Set<string>();
+  /**
+   * Every completion adds to 16 counters; their names depend only on provider, model and key,
+   * and the period ids only on the day, so both are built once and reused (no garbage per
+   * request on the proxy's hot path). Bounded: forgotten wholesale past MAX_FIELD_SETS.
+   */
+  private readonly fieldSets = new Map<string, Map<string, Map<string | null, string[]>>>();
+  private fieldSetCount = 0;
+  private today: { day: number; ids: Record<Period, string>; hashes: Record<Period, Map<string, number>> } | null = null;
+
+  /** The counters an entry adds to, four per dimension: `cost|<dim>`, `in|<dim>`, `out|<dim>`, `req|<dim>`. */
+  private fieldsOf(e: SpendEntry): string[] {
+    let byModel = this.fieldSets.get(e.provider);
+    if (byModel === undefined) this.fieldSets.set(e.provider, (byModel = new Map()));
+    let byKey = byModel.get(e.model);
+    if (byKey === undefined) byModel.set(e.model, (byKey = new Map()));
+    let set = byKey.get(e.key);
+    if (set === undefined) {
+      if (this.fieldSetCount >= MAX_FIELD_SETS) {
+        this.fieldSets.clear();
+        this.fieldSetCount = 0;
+        return this.fieldsOf(e);
+      }
+      set = [];
+      for (const dim of dimsOf(e)) set.push(`cost|${dim}`, `in|${dim}`, `out|${dim}`, `req|${dim}`);
+      byKey.set(e.key, set);
+      this.fieldSetCount++;
+    }
+    return set;
+  }
+
+  private hash(key: string): Map<string, number> {
+    let h = this.hashes.get(key);
+    if (h === undefined) this.hashes.set(key, (h = new Map<string, number>()));
+    return h;
+  }
+
+  /** The period ids and counter hashes of the entry's day and month (reused within a day). */
+  private periodsOf(at: Date): { ids: Record<Period, string>; hashes: Record<Period, Map<string, number>> } {
+    const day = Math.floor(at.getTime() / DAY_MS);
+    if (this.today?.day === day) return this.today;
+    const ids = { day: periodId('day', at), month: periodId('month', at) };
+    const periods = { day, ids, hashes: { day: this.hash(`day:${ids.day}`), month: this.hash(`month:${ids.month}`) } };
+    if (day >= (this.today?.day ?? -Infinity)) this.today = periods; // an entry for an earlier day does not evict today
+    return periods;
+  }
 
   async add(e: SpendEntry, thresholds: DimThreshold[]): Promise<Crossing[]> {
-    const ids = { day: periodId('day', e.at), month: periodId('month', e.at) };
-    // Field names built once per entry, shared by both periods.
-    const fields: [string, number][] = [];
-    for (const dim of dimsOf(e)) {
-      fields.push([`cost|${dim}`, e.costNanoUsd], [`in|${dim}`, e.promptTokens], [`out|${dim}`, e.completionTokens], [`req|${dim}`, 1]);
-    }
-    for (const period of ['day', 'month'] as const) {
-      const key = `${period}:${ids[period]}`;
-      let h = this.hashes.get(key);
-      if (h === undefined) this.hashes.set(key, (h = new Map<string, number>()));
-      for (const [field, n] of fields) h.set(field, (h.get(field) ?? 0) + n);
-    }
+    const { ids, hashes } = this.periodsOf(e.at);
+    const fields = this.fieldsOf(e);
+    addFields(hashes.day, fields, e);
+    addFields(hashes.month, fields, e);
+    if (thresholds.length === 0) return [];
     const crossed: Crossing[] = [];
     for (const t of thresholds) {
-      const spent = this.hashes.get(`${t.period}:${ids[t.period]}`)?.get(`cost|${t.dim}`) ?? 0;
+      const spent = hashes[t.period].get(`cost|${t.dim}`) ?? 0;
       const mark = `${t.period}:${ids[t.period]}:${t.dim}:${t.nanoUsd}`;
       if (spent >= t.nanoUsd && !this.marks.has(mark)) {
         this.marks.add(mark);

@@ -74,27 +74,25 @@ export class SpendTracker {
     this.metrics?.tokens.inc({ ...labels, kind: 'prompt' }, prompt);
     this.metrics?.tokens.inc({ ...labels, kind: 'completion' }, completion);
     if (cost > 0) this.metrics?.costUsd.inc(labels, cost);
-    const at = input.at ?? new Date();
+    // One entry for the listeners and the store; nothing changes it.
+    const entry: SpendEntry = {
+      provider: input.provider,
+      model: input.model,
+      key: input.key,
+      promptTokens: prompt,
+      completionTokens: completion,
+      costNanoUsd: Math.round(cost * 1e9),
+      at: input.at ?? new Date(),
+    };
     for (const listener of this.usageListeners) {
       try {
-        listener({ provider: input.provider, model: input.model, key: input.key, promptTokens: prompt, completionTokens: completion, costNanoUsd: Math.round(cost * 1e9), at });
+        listener(entry);
       } catch (err) {
         log.warn({ err: (err as Error).message }, 'usage listener failed');
       }
     }
     try {
-      const crossings = await this.store.add(
-        {
-          provider: input.provider,
-          model: input.model,
-          key: input.key,
-          promptTokens: prompt,
-          completionTokens: completion,
-          costNanoUsd: Math.round(cost * 1e9),
-          at,
-        },
-        this.applicable(input),
-      );
+      const crossings = await this.store.add(entry, this.applicable(input));
       for (const c of crossings) {
         const colon = c.dim.indexOf(':');
         const scope = colon < 0 ? c.dim : c.dim.slice(0, colon);

@@ -49,6 +49,26 @@ describe('spend: accumulation and thresholds in memory', () => {
   });
 });
 
+describe('spend: memory store periods', () => {
+  it('each entry counts in its own day and month, also when days arrive out of order', async () => {
+    const store = new MemorySpendStore();
+    const entry = (at: string, key: string | null, promptTokens = 1) => ({ provider: 'p', model: 'm', key, promptTokens, completionTokens: 2, costNanoUsd: 5, at: new Date(at) });
+    await store.add(entry('2026-03-31T23:59:59.999Z', 'k1'), []);
+    await store.add(entry('2026-04-01T00:00:00.000Z', 'k1'), []);
+    await store.add(entry('2026-03-31T12:00:00.000Z', 'k2', 10), []); // late: back to March 31st
+    await store.add(entry('2026-04-01T08:00:00.000Z', null, 100), []);
+    const mar31 = await store.totals('day', new Date('2026-03-31T00:00:00Z'));
+    expect(mar31.global).to.deep.equal({ cost_usd: 10e-9, prompt_tokens: 11, completion_tokens: 4, requests: 2 });
+    expect(Object.keys(mar31)).to.deep.equal(['global', 'provider:p', 'model:m', 'key:k1', 'key:k2']);
+    const apr1 = await store.totals('day', new Date('2026-04-01T23:00:00Z'));
+    expect(apr1.global).to.deep.equal({ cost_usd: 10e-9, prompt_tokens: 101, completion_tokens: 4, requests: 2 });
+    expect(apr1['key:k1']!.requests).to.equal(1);
+    expect(apr1['key:k2']).to.equal(undefined);
+    expect((await store.totals('month', new Date('2026-03-01T00:00:00Z'))).global!.requests).to.equal(2);
+    expect((await store.totals('month', new Date('2026-04-30T00:00:00Z'))).global!.prompt_tokens).to.equal(101);
+  });
+});
+
 describe('spend: Redis, shared by instances', function () {
   this.timeout(20_000);
   let redis: Redis;
