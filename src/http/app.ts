@@ -32,7 +32,7 @@ export function createApp(services: Services, api: Api, log: Logger): Koa<Warden
   app.use(requestId());
   app.use(errorsAndMetrics(services.httpMetrics, log));
   app.use(async (ctx, next) => {
-    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.res.setHeader('X-Content-Type-Options', 'nosniff'); // ctx.set without koa's per-call arrays
     await next();
     if (ctx.status === 405 && ctx.body === undefined) {
       throw new ApiError(405, 'invalid_request_error', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}.`, { code: 'method_not_allowed' });

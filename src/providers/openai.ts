@@ -9,10 +9,15 @@ import type { ChatCompletion, ChatCompletionChunk, ChatRequest, ProbeResult, Pro
 export class OpenAIAdapter implements ProviderAdapter {
   private readonly transport: Transport;
   private readonly base: string;
+  /** Request headers, built once (the config of an adapter never changes; undici does not modify them). */
+  private readonly jsonHeaders: Record<string, string>;
+  private readonly sseHeaders: Record<string, string>;
 
   constructor(readonly config: ProviderConfig) {
     this.transport = new Transport(config);
     this.base = config.base_url.replace(/\/+$/, '');
+    this.jsonHeaders = this.headers();
+    this.sseHeaders = { ...this.headers(), accept: 'text/event-stream' };
   }
 
   private headers(): Record<string, string> {
@@ -42,7 +47,7 @@ export class OpenAIAdapter implements ProviderAdapter {
     const out = await this.transport.json<ChatCompletion>({
       method: 'POST',
       url: this.chatUrl(req.model),
-      headers: this.headers(),
+      headers: this.jsonHeaders,
       body: JSON.stringify(body),
       signal,
       streaming: false,
@@ -63,7 +68,7 @@ export class OpenAIAdapter implements ProviderAdapter {
     const res = await this.transport.open({
       method: 'POST',
       url: this.chatUrl(req.model),
-      headers: { ...this.headers(), accept: 'text/event-stream' },
+      headers: this.sseHeaders,
       body: JSON.stringify(body),
       signal,
       streaming: true,
@@ -137,7 +142,7 @@ export class OpenAIAdapter implements ProviderAdapter {
     const url = this.config.type === 'azure_openai'
       ? `${this.base}/openai/models?api-version=${encodeURIComponent(this.apiVersion())}`
       : `${this.base}/models`;
-    const out = await this.transport.json<{ data?: { id?: unknown }[] }>({ method: 'GET', url, headers: this.headers(), signal, streaming: false });
+    const out = await this.transport.json<{ data?: { id?: unknown }[] }>({ method: 'GET', url, headers: this.jsonHeaders, signal, streaming: false });
     const models = Array.isArray(out?.data) ? out.data.map((m) => String(m?.id ?? '')).filter(Boolean) : [];
     return { latency_ms: Math.round(performance.now() - started), models };
   }

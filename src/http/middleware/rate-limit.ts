@@ -67,6 +67,10 @@ function headersOf(d: RateLimitDecision): Record<string, string> {
   };
 }
 
+/** As ctx.set for each of headersOf(d), without koa's per-call arrays (this runs on every request). */
 function setHeaders(ctx: WardenContext, d: RateLimitDecision): void {
-  for (const [k, v] of Object.entries(headersOf(d))) ctx.set(k, v);
+  if (ctx.headerSent) return;
+  ctx.res.setHeader('RateLimit-Limit', String(d.limit));
+  ctx.res.setHeader('RateLimit-Remaining', String(d.remaining));
+  ctx.res.setHeader('RateLimit-Reset', String(Math.max(0, Math.ceil(d.resetMs / 1000))));
 }

@@ -8,7 +8,7 @@ export function requestId(): Middleware {
   return async (ctx, next) => {
     const incoming = ctx.get('x-request-id');
     ctx.state.requestId = ACCEPTED.test(incoming) ? incoming : newId('req');
-    ctx.set('X-Request-Id', ctx.state.requestId);
+    ctx.res.setHeader('X-Request-Id', ctx.state.requestId); // ctx.set without koa's per-call arrays
     await next();
   };
 }
