@@ -4,7 +4,9 @@
  * cross-validation scores train-classifier wrote (--dump-cv): each row is judged by a model that
  * never saw it. This is the honest counterpart of `warden eval`, whose shipped classifier was
  * trained on every row of the development set.
- *   node dist/scripts/detectors/eval-heldout.js FILE.jsonl CV_SCORES.json THRESHOLD THRESHOLD_LONG [--target prompt|rag] [--sources] [--fps] [--misses CAT] [--rules] [--rules-dir DIR]
+ *   node dist/scripts/detectors/eval-heldout.js FILE.jsonl CV_SCORES.json THRESHOLD THRESHOLD_LONG [--target prompt|rag] [--sources] [--fps] [--misses CAT] [--rules] [--rules-dir DIR] [--plugin-config JSON]
+ *   --plugin-config: scanning.plugins-style settings, e.g. '{"adversarial-suffix":{"min_score":5.5}}', to
+ *   measure a plugin threshold held out before changing its default.
  *   --rules: per rule, hits by category and the number of distinct sources it fires on (a rule
  *   firing on one source only is probably fitted to that source).
  */
@@ -27,7 +29,8 @@ const longAt = model.chunk_chars * model.window_chunks;
 const scores = JSON.parse(readFileSync(scoresFile, 'utf8')) as number[];
 const plugins = readdirSync(BUILTIN_PLUGIN_DIR).filter((n) => n !== 'classifier' && existsSync(join(BUILTIN_PLUGIN_DIR, n, 'index.js')));
 const rulesDir = opt('--rules-dir');
-const scanner = await createOfflineScanner({ enabledPlugins: plugins, ...(rulesDir ? { rulesDir } : {}) });
+const pluginConfig = opt('--plugin-config');
+const scanner = await createOfflineScanner({ enabledPlugins: plugins, ...(rulesDir ? { rulesDir } : {}), ...(pluginConfig ? { pluginConfig: JSON.parse(pluginConfig) as Record<string, Record<string, unknown>> } : {}) });
 
 interface Row { text: string; label: number; category?: string; source?: string }
 const rows = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row);
