@@ -85,6 +85,7 @@ export class ProviderRouter {
         param: 'model',
       });
     }
+    if (serving.length === 1) return serving; // nothing to order
     const rank = (a: ProviderAdapter) => STATUS_RANK[this.opts.health?.status(a.config.name) ?? 'unknown'];
     return serving
       .map((a, i) => ({ a, i }))

@@ -167,24 +167,61 @@ export class Transport {
   }
 }
 
-async function readBounded(
+/**
+ * The body as text, at most `limit` bytes (more: an error, or with `truncateInsteadOfThrow` the
+ * first chunks). Read with 'data' events rather than `for await`: the async iterator costs a
+ * promise and a result object per chunk and an end-of-stream watcher per body, on every call.
+ * Errors are what the iterator would throw: the stream's own, or a premature close.
+ */
+const ignore = () => undefined;
+
+function readBounded(
   body: Dispatcher.ResponseData['body'],
   limit: number,
   provider: string,
   truncateInsteadOfThrow: boolean,
 ): Promise<string> {
-  const parts: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    total += chunk.length;
-    if (total > limit) {
-      body.destroy();
-      if (truncateInsteadOfThrow) break;
-      throw upstreamTooLarge(provider, limit);
-    }
-    parts.push(chunk);
-  }
-  return Buffer.concat(parts).toString('utf8');
+  return new Promise<string>((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let total = 0;
+    const cleanup = () => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      body.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > limit) {
+        cleanup();
+        body.on('error', ignore); // undici reports its own destroy() as an AbortError
+        body.destroy();
+        if (truncateInsteadOfThrow) resolve(Buffer.concat(parts).toString('utf8'));
+        else reject(upstreamTooLarge(provider, limit));
+        return;
+      }
+      parts.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts).toString('utf8'));
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(err);
+    };
+    const premature = () => Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+    const onClose = () => {
+      cleanup();
+      reject(premature());
+    };
+    // Already failed before anyone listened: its events are gone.
+    if (body.destroyed) return reject(body.errored ?? premature());
+    body.on('data', onData);
+    body.on('end', onEnd);
+    body.on('error', onError);
+    body.on('close', onClose);
+  });
 }
 
 function mapTransportError(p: ProviderConfig, err: unknown): UpstreamError {

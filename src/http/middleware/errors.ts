@@ -10,7 +10,7 @@ import type { Middleware, WardenContext } from '../state.js';
  */
 export function errorsAndMetrics(metrics: HttpMetrics, log: Logger): Middleware {
   return async (ctx, next) => {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw notFound(`No route for ${ctx.method} ${ctx.path}.`);
@@ -23,7 +23,7 @@ export function errorsAndMetrics(metrics: HttpMetrics, log: Logger): Middleware 
       const route = routeLabel(ctx);
       const labels = { method: ctx.method, route, status: String(ctx.status) };
       metrics.requests.inc(labels);
-      metrics.duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      metrics.duration.observe(labels, (performance.now() - started) / 1000);
     }
   };
 }
