@@ -6,6 +6,9 @@
  * measured per response with sub-millisecond precision at a steady 500 requests per second.
  *
  *   npx tsc -p tsconfig.json && node dist/bench/proxy.js
+ *
+ * BENCH_PROXY_RATE (500), BENCH_PROXY_SECONDS (10), BENCH_PROXY_SCAN_WORKERS (1);
+ * BENCH_PROXY_PORTKEY=0 skips Portkey (quicker A/B runs of Warden alone).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -251,6 +254,7 @@ console.log('PORT ' + f.port);`],
     const require = createRequire(import.meta.url);
     let portkeyNote = '';
     try {
+      if (process.env.BENCH_PROXY_PORTKEY === '0') throw new Error('skipped (BENCH_PROXY_PORTKEY=0)');
       const pkg = require.resolve('@portkey-ai/gateway/package.json');
       const script = join(pkg, '..', 'build', 'start-server.js');
       if (!existsSync(script)) throw new Error('build/start-server.js missing');
