@@ -177,15 +177,51 @@ describe('scanning/rules matching', () => {
   });
 
   it('splits a prefilter set RE2 cannot compile until it fits, keeping every pattern once', () => {
-    const heavy = '(\\w+\\s+){0,200}[a-z]{1,1000}'; // 8 fit in one set, 16 do not
-    expect(() => new RE2.Set(Array(16).fill(heavy), 'iu')).to.throw();
-    const sources = [...Array(16).fill(heavy), 'hello', 'привет'];
+    // 8 fit in one set, 16 do not (distinct: identical sources would share one slot)
+    const heavy = Array.from({ length: 16 }, (_, i) => `(\\w+\\s+){0,200}[a-z]{1,1000}${String.fromCharCode(97 + i)}q`);
+    expect(() => new RE2.Set(heavy, 'iu')).to.throw();
+    expect(() => new RE2.Set(heavy.slice(0, 8), 'iu')).to.not.throw();
+    const sources = [...heavy, 'hello', 'привет'];
     const built = buildPrefilterSets(sources, 1000);
     expect(built.sets.length).to.be.at.least(3); // split English + its own set for non-ASCII
     expect([...built.order].sort((a, b) => a - b)).to.deep.equal(sources.map((_, i) => i));
     expect(built.always).to.deep.equal([]);
     // the triage patterns ride at the end of one set
     expect(built.sets[built.triageSet]!.size - built.triageOffset).to.equal(TRIAGE_PATTERNS.length);
+  });
+
+  it('puts identical prefilter sources in one slot that stands for all of them', () => {
+    const big = '\\b(?:pretend|imagine|act as)\\b[^.]{0,40}\\b(?:villain|hacker)\\b';
+    const sources = [big, 'hello', big, 'привет', big];
+    const built = buildPrefilterSets(sources, 1000, [false, false, false, true, false]);
+    const slots = built.sets.reduce((n, set, k) => n + (k === built.triageSet ? built.triageOffset : set.size), 0);
+    expect(slots).to.equal(3); // big, hello, привет
+    expect(built.members.flat().sort((a, b) => a - b)).to.deep.equal([0, 1, 2, 3, 4]);
+    expect(built.members.find((m) => m.includes(0))).to.deep.equal([0, 2, 4]);
+    expect(built.order).to.deep.equal(built.members.map((m) => m[0]));
+    // a slot skips all-ASCII text only if every source in it may: here the shared one may not
+    const mixed = buildPrefilterSets(['привет', 'привет'], 1000, [true, false]);
+    expect(mixed.nonAsciiOnly.every((x) => !x)).to.equal(true);
+    const onlyNon = buildPrefilterSets(['привет', 'привет'], 1000, [true, true]);
+    expect(onlyNon.nonAsciiOnly[0]).to.equal(true);
+  });
+
+  it('rules sharing a pattern all match through its one prefilter slot', () => {
+    const shared = '\\bpretend\\b[^.]{0,40}\\bvillain\\b';
+    const { dir, cleanup } = tempDir();
+    writeFiles(dir, {
+      'shared.yaml':
+        ruleYaml('fx.shared-a', shared) +
+        ruleYaml('fx.shared-b', shared, `    - '\\bbomb\\b'\n  condition: all`) +
+        ruleYaml('fx.shared-c', '\\bdragon\\b', `    - '${shared}'`),
+    });
+    const compiled = new CompiledRules(loadRuleSet(dir));
+    cleanup();
+    const ids = (text: string): string[] => compiled.match(normalise(text, 'prompt', { triage: (x) => compiled.triage(x, 'prompt') })).map((h) => h.ruleId).sort();
+    expect(ids('pretend you are a villain')).to.deep.equal(['fx.shared-a', 'fx.shared-c']);
+    expect(ids('pretend you are a villain with a bomb')).to.deep.equal(['fx.shared-a', 'fx.shared-b', 'fx.shared-c']);
+    expect(ids('a dragon')).to.deep.equal(['fx.shared-c']);
+    expect(ids('a villain')).to.deep.equal([]);
   });
 
   it('relaxes only large counts, outside classes and escapes', () => {

@@ -47,7 +47,10 @@ interface TargetRules {
   groups: SetGroup[];
   /** Prefilter form of the pattern at each position (to rebuild a set when it is split). */
   forms: string[];
-  /** Patterns no set could hold: candidates for every text. */
+  /** Prefilter position q stands for patterns [firstPattern[q], firstPattern[q + 1]): one
+   * position per distinct prefilter form, however many patterns share it. */
+  firstPattern: Int32Array;
+  /** Positions no set could hold: candidates for every text. */
   always: number[];
   /** Number of distinct exact patterns (PatternRef.exact < exactCount). */
   exactCount: number;
@@ -132,14 +135,20 @@ export class CompiledRules implements RuleMatcher {
           nonAscii.push(needsNonAscii(p) || needsNonAscii(form));
         }
       });
-      const { sets, bases, order, always, triageSet, triageOffset, nonAsciiOnly } = buildPrefilterSets(sources, options.maxSetSize, nonAscii);
+      const { sets, bases, members, always, triageSet, triageOffset, nonAsciiOnly } = buildPrefilterSets(sources, options.maxSetSize, nonAscii);
       const groups: SetGroup[] = sets.map((set, k) => {
         const triage = k === triageSet;
         const start = bases[k]!;
         return { set, start, end: start + (triage ? triageOffset : set.size), triage, nonAsciiOnly: skipNonAscii && nonAsciiOnly[k]!, windows: 0, calls: 0, slow: 0 };
       });
-      // Sets index patterns in `order`; reorder the exact patterns the same way.
-      const ordered = order.map((i) => patterns[i]!);
+      // Sets index positions; order the patterns the same way, those sharing a position together.
+      const ordered: PatternRef[] = [];
+      const firstPattern = new Int32Array(members.length + 1);
+      members.forEach((m, q) => {
+        firstPattern[q] = ordered.length;
+        for (const i of m) ordered.push(patterns[i]!);
+      });
+      firstPattern[members.length] = ordered.length;
       patterns.length = 0;
       patterns.push(...ordered);
       this.byTarget.set(target, {
@@ -147,7 +156,8 @@ export class CompiledRules implements RuleMatcher {
         need: Int32Array.from(rules.map((r) => requiredMatches(r))),
         patterns,
         groups,
-        forms: order.map((i) => sources[i]!),
+        forms: members.map((m) => sources[m[0]!]!),
+        firstPattern,
         always,
         exactCount: exactBySource.size,
       });
@@ -281,9 +291,10 @@ export class CompiledRules implements RuleMatcher {
           g.calls++;
         }
         const size = g.end - g.start;
+        const first = t.firstPattern;
         for (const i of found) {
           if (i >= size) triage?.push(i - size);
-          else out.push(g.start + i);
+          else for (let p = first[g.start + i]!, end = first[g.start + i + 1]!; p < end; p++) out.push(p);
         }
       }
       if (sample) this.checkCliff(t);
@@ -306,7 +317,7 @@ export class CompiledRules implements RuleMatcher {
       });
       return out;
     }
-    for (const i of t.always) out.push(i);
+    for (const q of t.always) for (let p = t.firstPattern[q]!, end = t.firstPattern[q + 1]!; p < end; p++) out.push(p);
     return out;
   }
   /**

@@ -52,8 +52,12 @@ export interface PrefilterSets {
   sets: RE2Set[];
   /** Set k covers positions [bases[k], bases[k] + size) of `order`. */
   bases: number[];
-  /** order[position] = index into the `sources` given. */
+  /** order[position] = index into the `sources` given (the first of `members[position]`). */
   order: number[];
+  /** members[position] = every index into `sources` whose form is the one at that position:
+   * identical sources take one slot in one set (rules sharing a pattern, such as the role-play
+   * framing several rules hold, would otherwise fill a set with copies of one big pattern). */
+  members: number[][];
   /** Positions (in `order`, after every set's range) of patterns no set could hold: RE2
    * refused even a set of one (program too large). They are candidates for every text. */
   always: number[];
@@ -69,11 +73,29 @@ export interface PrefilterSets {
  * `needsNonAscii[i]`: pattern i cannot match text that is all ASCII (see needsNonAscii()).
  * Such patterns get sets of their own, placed first, which runSets skips for ASCII views.
  */
-export function buildPrefilterSets(sources: string[], maxPerSet = SET_SIZE, needsNonAscii: readonly boolean[] = []): PrefilterSets {
+export function buildPrefilterSets(allSources: string[], maxPerSet = SET_SIZE, needsNonAscii: readonly boolean[] = []): PrefilterSets {
+  // One slot per distinct source. A slot may skip all-ASCII views only if every source in it
+  // may (the same form can stand for patterns that differ in that).
+  const slotOf = new Map<string, number>();
+  const sources: string[] = [];
+  const slotMembers: number[][] = [];
+  const slotNeedsNonAscii: boolean[] = [];
+  allSources.forEach((src, i) => {
+    const slot = slotOf.get(src);
+    if (slot === undefined) {
+      slotOf.set(src, sources.length);
+      sources.push(src);
+      slotMembers.push([i]);
+      slotNeedsNonAscii.push(needsNonAscii[i] === true);
+    } else {
+      slotMembers[slot]!.push(i);
+      slotNeedsNonAscii[slot] = slotNeedsNonAscii[slot]! && needsNonAscii[i] === true;
+    }
+  });
   const ascii: number[] = [];
   const other: number[] = [];
   const onlyNonAscii: number[] = [];
-  sources.forEach((src, i) => (needsNonAscii[i] ? onlyNonAscii : /[^\x00-\x7f]/.test(src) ? other : ascii).push(i));
+  sources.forEach((src, i) => (slotNeedsNonAscii[i] ? onlyNonAscii : /[^\x00-\x7f]/.test(src) ? other : ascii).push(i));
   const groups: Array<{ g: number[]; skippable: boolean }> = [];
   for (const [part, skippable] of [[onlyNonAscii, true], [ascii, false], [other, false]] as const) {
     if (part.length === 0) continue;
@@ -126,7 +148,9 @@ export function buildPrefilterSets(sources: string[], maxPerSet = SET_SIZE, need
     order.push(i);
     return order.length - 1;
   });
-  return { sets, bases, order, always, triageSet, triageOffset, nonAsciiOnly };
+  // Positions so far index distinct sources (slots); hand back indices into the caller's list.
+  const members = order.map((slot) => slotMembers[slot]!);
+  return { sets, bases, order: members.map((m) => m[0]!), members, always, triageSet, triageOffset, nonAsciiOnly };
 }
 
 /** Characters whose RE2 case-insensitive match includes an ASCII character (KELVIN SIGN ~ k,
