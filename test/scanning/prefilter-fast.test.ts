@@ -165,4 +165,30 @@ describe('scanning/rules prefilter fast paths', () => {
       }
     }
   });
+  it('also splits a set that costs many times its siblings while under the absolute threshold', function () {
+    this.timeout(120_000);
+    const rules = loadRuleSet(join(ROOT, 'rules'));
+    // Absolute guard off; any set over its siblings' median (factor 1, no floor) counts as off
+    // the cliff, so some set always qualifies once two siblings have a judged window.
+    const relative = new CompiledRules(rules, { cliffNsPerByte: Infinity, relativeCliff: 1, relativeFloorNsPerByte: 0 });
+    const off = new CompiledRules(rules, { cliffNsPerByte: Infinity, relativeCliff: Infinity });
+    const filler = 'The quarterly report lists three risks for the finance team, with figures per region. ';
+    const texts: string[] = [];
+    for (const r of rules.rules) for (const c of r.tests?.match ?? []) texts.push(c);
+    let i = 0;
+    while (relative.prefilterSplits < 2 && i < 40_000) {
+      const text = texts[i % texts.length]! + ' ' + filler.repeat(1 + (i % 4));
+      const a = hitsOf(relative, text);
+      const b = hitsOf(off, text);
+      if (i % 50 === 0) expect(a, text).to.deep.equal(b);
+      i++;
+    }
+    expect(relative.prefilterSplits).to.be.at.least(2);
+    expect(off.prefilterSplits).to.equal(0);
+    for (const r of rules.rules) {
+      for (const text of [...(r.tests?.match ?? []), ...(r.tests?.no_match ?? [])]) {
+        for (const target of ['prompt', 'rag'] as const) expect(hitsOf(relative, text, target), text).to.deep.equal(hitsOf(off, text, target));
+      }
+    }
+  });
 });

@@ -70,6 +70,12 @@ interface SetGroup {
   windows: number;
   calls: number;
   slow: number;
+  /** Cost per byte (ns) of each sampled call in the current window, and the last judged
+   * window's mean without its TRIM_SLOWEST slowest calls (NaN before one), which sibling sets
+   * compare themselves against: a few calls stretched by the OS descheduling the thread do not
+   * make a set look slow, while a cliff (most calls several times slower, some 50x) does. */
+  samples: Float64Array;
+  cost: number;
 }
 
 export interface CompiledRulesOptions {
@@ -79,6 +85,16 @@ export interface CompiledRulesOptions {
    * split in two. Healthy warm sets cost 2-5, cold ones (DFA still being built: the first few
    * thousand texts) up to ~40; over the cliff, 150-500. Default 100. */
   cliffNsPerByte?: number;
+  /** A set is also split when a judged window costs more than this many times the median of its
+   * sibling sets' last windows (and over relativeFloorNsPerByte): a set 10x its siblings has
+   * fallen off the cliff even at 40-60 ns per byte, where the absolute threshold does not see
+   * it. Default 4 (on the development set, a set that had fallen off the cliff cost 6x its
+   * siblings by this measure, 10x by its total time; healthy sets differ by at most ~1.3x). */
+  relativeCliff?: number;
+  /** Below this cost per byte a set is never split for being slower than its siblings: warm
+   * healthy sets cost 2-5 ns per byte, and a cheap set beside very cheap ones is no cliff.
+   * Default 12. */
+  relativeFloorNsPerByte?: number;
   /** Most patterns per prefilter set (default prefilter.ts SET_SIZE). */
   maxSetSize?: number;
 }
@@ -90,6 +106,7 @@ export interface CompiledRulesOptions {
 const SAMPLE_EVERY = 4;
 const SAMPLE_MIN_BYTES = 256;
 const WINDOW_CALLS = 128;
+const TRIM_SLOWEST = 4;
 const WARM_WINDOWS = 2;
 
 export class CompiledRules implements RuleMatcher {
@@ -107,11 +124,15 @@ export class CompiledRules implements RuleMatcher {
   /** Prefilter sets split at run time because they fell off the DFA cliff (see checkCliff). */
   prefilterSplits = 0;
   private readonly cliffNsPerByte: number;
+  private readonly relativeCliff: number;
+  private readonly relativeFloor: number;
   private sampleTick = 0;
 
   constructor(readonly ruleSet: RuleSet, options: CompiledRulesOptions = {}) {
     const skipNonAscii = options.skipNonAsciiSets ?? true;
     this.cliffNsPerByte = options.cliffNsPerByte ?? 100;
+    this.relativeCliff = options.relativeCliff ?? 4;
+    this.relativeFloor = options.relativeFloorNsPerByte ?? 12;
     this.version = ruleSet.version;
     const enabled = ruleSet.rules.filter((r) => r.enabled !== false);
     this.ruleCount = enabled.length;
@@ -139,7 +160,7 @@ export class CompiledRules implements RuleMatcher {
       const groups: SetGroup[] = sets.map((set, k) => {
         const triage = k === triageSet;
         const start = bases[k]!;
-        return { set, start, end: start + (triage ? triageOffset : set.size), triage, nonAsciiOnly: skipNonAscii && nonAsciiOnly[k]!, windows: 0, calls: 0, slow: 0 };
+        return { set, start, end: start + (triage ? triageOffset : set.size), triage, nonAsciiOnly: skipNonAscii && nonAsciiOnly[k]!, windows: 0, calls: 0, slow: 0, samples: new Float64Array(WINDOW_CALLS), cost: NaN };
       });
       // Sets index positions; order the patterns the same way, those sharing a position together.
       const ordered: PatternRef[] = [];
@@ -287,7 +308,9 @@ export class CompiledRules implements RuleMatcher {
         const t0 = sample ? performance.now() : 0;
         const found = g.set.match(bytes);
         if (sample) {
-          if (((performance.now() - t0) * 1e6) / bytes.length > this.cliffNsPerByte) g.slow++;
+          const nsPerByte = ((performance.now() - t0) * 1e6) / bytes.length;
+          if (nsPerByte > this.cliffNsPerByte) g.slow++;
+          if (g.calls < WINDOW_CALLS) g.samples[g.calls] = nsPerByte;
           g.calls++;
         }
         const size = g.end - g.start;
@@ -324,7 +347,8 @@ export class CompiledRules implements RuleMatcher {
    * An RE2.Set's DFA has a cliff (prefilter.ts): past some mix of patterns its states multiply,
    * its cache thrashes and it runs 20-500x slower. Where the cliff is depends on the rule
    * content and on the traffic, so sets are sized for speed and watched on real traffic: a set
-   * whose sampled cost per byte is over the threshold is split in two (same patterns, so the
+   * whose sampled calls mostly cost more per byte than the threshold, or whose window costs
+   * relativeCliff times the median of its siblings', is split in two (same patterns, so the
    * same answers), and the halves are watched in turn.
    */
   private checkCliff(t: TargetRules): void {
@@ -332,10 +356,16 @@ export class CompiledRules implements RuleMatcher {
       const g = t.groups[k]!;
       if (g.calls < WINDOW_CALLS) continue;
       const slowShare = g.slow / g.calls;
+      const cost = trimmedMean(g.samples, TRIM_SLOWEST);
       g.calls = 0;
       g.slow = 0;
       if (++g.windows <= WARM_WINDOWS) continue;
-      if (slowShare <= 0.5 || g.end - g.start < 2) continue;
+      g.cost = cost;
+      if (g.end - g.start < 2) continue;
+      // Sets that only run on non-ASCII views see other texts: compare like with like.
+      const siblings = t.groups.filter((o) => o !== g && o.nonAsciiOnly === g.nonAsciiOnly && !Number.isNaN(o.cost)).map((o) => o.cost);
+      const relative = siblings.length >= 2 && cost > this.relativeFloor && cost > this.relativeCliff * median(siblings);
+      if (slowShare <= 0.5 && !relative) continue;
       const mid = g.start + ((g.end - g.start) >> 1);
       const half = (start: number, end: number, triage: boolean): SetGroup => ({
         set: new RE2.Set([...t.forms.slice(start, end), ...(triage ? TRIAGE_PATTERNS : [])], 'iu'),
@@ -346,17 +376,35 @@ export class CompiledRules implements RuleMatcher {
         windows: 0,
         calls: 0,
         slow: 0,
+        samples: new Float64Array(WINDOW_CALLS),
+        cost: NaN,
       });
       try {
         t.groups.splice(k, 1, half(g.start, mid, false), half(mid, g.end, g.triage));
         this.prefilterSplits++;
-        log.info({ patterns: g.end - g.start, slowShare, thresholdNsPerByte: this.cliffNsPerByte, sets: t.groups.length }, 'prefilter set too slow on this traffic (RE2 DFA cliff): split in two');
+        log.info(
+          { patterns: g.end - g.start, slowShare, nsPerByte: Math.round(cost * 10) / 10, siblingMedianNsPerByte: siblings.length > 0 ? Math.round(median(siblings) * 10) / 10 : null, thresholdNsPerByte: this.cliffNsPerByte, sets: t.groups.length },
+          'prefilter set too slow on this traffic (RE2 DFA cliff): split in two',
+        );
       } catch (err) {
         log.warn({ err: (err as Error).message }, 'could not split a slow prefilter set');
       }
       return; // one split per check: the groups array changed
     }
   }
+}
+
+/** Mean of `xs` without its `drop` largest values. */
+function trimmedMean(xs: Float64Array, drop: number): number {
+  const s = Float64Array.from(xs).sort();
+  let sum = 0;
+  for (let i = 0; i < s.length - drop; i++) sum += s[i]!;
+  return sum / (s.length - drop);
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 }
 
 /** Callers may change what they get; the memo keeps its own copy. */
