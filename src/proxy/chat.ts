@@ -127,7 +127,8 @@ export class ChatService {
         }
         throw new OutputBlockedError(verdict);
       }
-      return { kind: 'json', body: { ...completion, model: completion.model || input.model } };
+      // The upstream's completion as it is, unless it named no model (then the one asked for).
+      return { kind: 'json', body: completion.model ? completion : { ...completion, model: input.model } };
     }
 
     const routed = await this.deps.router.stream(upstreamReq, call.signal);

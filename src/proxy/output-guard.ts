@@ -40,7 +40,9 @@ export function completionText(c: ChatCompletion): string {
   const parts: string[] = [];
   for (const ch of c.choices ?? []) {
     const m = ch.message ?? ({} as ChatCompletion['choices'][number]['message']);
-    for (const [k, v] of Object.entries(m)) {
+    // Own keys in order, as Object.entries (the message is parsed JSON), without its pair arrays.
+    for (const k of Object.keys(m)) {
+      const v = (m as unknown as Record<string, unknown>)[k];
       if (k !== 'role' && typeof v === 'string' && v) parts.push(v);
     }
     for (const tc of m.tool_calls ?? []) parts.push(`${tc.function?.name ?? ''} ${tc.function?.arguments ?? ''}`);
