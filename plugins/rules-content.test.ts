@@ -8,6 +8,7 @@ import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadRuleSet, formatIssue } from '../src/scanning/rules/load.js';
 import { runRuleTests } from '../src/scanning/rules/tests.js';
+import { prefilterForm } from '../src/scanning/rules/prefilter.js';
 
 const rulesDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../rules');
 
@@ -27,5 +28,18 @@ describe('rules/*.yaml content', () => {
     const report = runRuleTests(ruleSet);
     expect(report.failures.map(formatIssue)).to.deep.equal([]);
     expect(report.cases).to.be.greaterThan(200);
+  });
+
+  it('keeps the GCG-suffix rule cheap: its prefilter piece is the harm-term list, not the gap and marks', () => {
+    // docs/detectors.md, fifth round: the gap after the term list is the rest of the line, not
+    // a count (a {0,150} gap made confirmation ~60x costlier), and the RE2.Set holds only the
+    // term list, so the rule stays out of the heavy role-play sets' way.
+    const rule = ruleSet.rules.find((r) => r.id === 'jb.adversarial-suffix.harmful-request');
+    expect(rule, 'jb.adversarial-suffix.harmful-request').to.not.equal(undefined);
+    const pattern = rule!.patterns[0]!;
+    const gap = pattern.indexOf('[^\\n]*(');
+    expect(gap, 'an uncounted same-line gap').to.be.greaterThan(0);
+    expect(pattern).to.not.match(/\{0,\d+\}\(/);
+    expect(prefilterForm(pattern)).to.equal(pattern.slice(0, gap));
   });
 });
