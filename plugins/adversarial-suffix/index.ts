@@ -8,7 +8,9 @@
  *   the last line's tail (120 chars) against its head: the head must be prose (under 1% odd
  *   symbols) while the tail scores  odd symbols + 2 x glued case changes + 0.5 x capitalised
  *   words in mid-sentence  at or above `min_score`, with enough letters to be language-like
- *   (a table row or a number list is not a suffix).
+ *   (a table row or a number list is not a suffix). Brackets count only when they do not
+ *   pair up: a question that ends in code, a formula or a JSON snippet closes what it opens,
+ *   an optimised suffix mostly does not.
  *
  * One pass over at most the last line; runs on the original text because case is a signal.
  */
@@ -101,6 +103,10 @@ export function suffixScore(text: string): SuffixScore {
   if (oddHead > 0.01 * (tailStart - headStart)) return none;
   if (hasMarkdownLink(text, tailStart, end)) return none;
   let odd = 0, letters = 0, glued = 0, midCaps = 0;
+  // Brackets count only when they do not pair up: code, LaTeX and tables close what they open,
+  // the optimised suffixes mostly do not ("]( Me", "([{ mapsto", "Here/' surely]").
+  const open: number[] = [];
+  let strayBrackets = 0;
   let prevEndsSentence = true;
   let wordStart = true;
   // Inline `code` and #hashtags legitimately hold CamelCase and symbols: not counted.
@@ -132,13 +138,18 @@ export function suffixScore(text: string): SuffixScore {
       continue;
     }
     if (inHashtag) { wordStart = false; continue; }
-    if (isOdd(u)) odd++;
+    if (u === 40 || u === 91 || u === 123) open.push(u);
+    else if (u === 41 || u === 93 || u === 125) {
+      if (open.length > 0 && open[open.length - 1] === (u === 41 ? 40 : u - 2)) open.pop();
+      else strayBrackets++;
+    } else if (isOdd(u)) odd++;
     // "xxY": two lower-case letters then a capital inside one token.
     if (isUpper(u) && i >= 2 && isLower(text.charCodeAt(i - 1)) && isLower(text.charCodeAt(i - 2))) glued++;
     if (wordStart && isUpper(u) && isLower(text.charCodeAt(i + 1)) && !prevEndsSentence && i > tailStart) midCaps++;
     wordStart = false;
   }
   if (letters < 0.45 * (end - tailStart)) return none;
+  odd += strayBrackets + open.length;
   return { score: odd + 2 * glued + 0.5 * midCaps, start: tailStart, end };
 }
 
