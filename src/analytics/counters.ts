@@ -49,6 +49,8 @@ const scanVerdictNames = new Map<string, string>();
 const scanSourceNames = new Map<string, string>();
 const usageNameSets = new Map<string, Map<string, Map<string, string[]>>>();
 let usageNameSetCount = 0;
+/** Where each metric sits among a dimension's names (USAGE_METRICS order). */
+const METRIC = Object.fromEntries(USAGE_METRICS.map((m, i) => [m, i])) as Record<UsageMetric, number>;
 
 function cachedName(cache: Map<string, string>, dimension: string, value: string): string {
   let name = cache.get(value);
@@ -106,12 +108,11 @@ function usageNames(provider: string, model: string, key: string): string[] {
 export function usageCounters(u: UsageSample): Counters {
   const out: Counters = {};
   const names = usageNames(u.provider, u.model, u.key ?? NONE);
-  // USAGE_METRICS order: requests, prompt_tokens, completion_tokens, cost_nano.
-  for (let i = 0; i < names.length; i += 4) {
-    inc(out, names[i]!, 1);
-    inc(out, names[i + 1]!, u.promptTokens);
-    inc(out, names[i + 2]!, u.completionTokens);
-    inc(out, names[i + 3]!, u.costNanoUsd);
+  for (let i = 0; i < names.length; i += USAGE_METRICS.length) {
+    inc(out, names[i + METRIC.requests]!, 1);
+    inc(out, names[i + METRIC.prompt_tokens]!, u.promptTokens);
+    inc(out, names[i + METRIC.completion_tokens]!, u.completionTokens);
+    inc(out, names[i + METRIC.cost_nano]!, u.costNanoUsd);
   }
   return out;
 }

@@ -167,14 +167,14 @@ export class Transport {
   }
 }
 
+const ignore = () => undefined;
+
 /**
  * The body as text, at most `limit` bytes (more: an error, or with `truncateInsteadOfThrow` the
  * first chunks). Read with 'data' events rather than `for await`: the async iterator costs a
  * promise and a result object per chunk and an end-of-stream watcher per body, on every call.
  * Errors are what the iterator would throw: the stream's own, or a premature close.
  */
-const ignore = () => undefined;
-
 function readBounded(
   body: Dispatcher.ResponseData['body'],
   limit: number,
