@@ -172,7 +172,10 @@ export class ScanPool {
   private readonly metrics: ScanMetrics;
   private readonly events = new EventEmitter();
   private gen: Generation;
-  private readonly queue: Pending[] = [];
+  /** Items waiting for a worker, from queueHead on. A taken slot is cleared at once and the
+   * array is emptied whenever it drains: a consumed item left in it would keep its text, its
+   * outcome and whatever awaits it reachable (and copied by every scavenge) until compaction. */
+  private readonly queue: (Pending | undefined)[] = [];
   private queueHead = 0;
   private inFlightTasks = 0;
   private closed = false;
@@ -291,7 +294,7 @@ export class ScanPool {
     this.watcher?.close();
     if (this.watchTimer) clearTimeout(this.watchTimer);
     while (this.queueHead < this.queue.length) {
-      const p = this.queue[this.queueHead++]!;
+      const p = this.takeNext();
       p.resolve(this.failedOutcome(p, { kind: 'overloaded', detector: null, message: 'scan pool closed before the item ran' }));
     }
     await this.reloading.catch(() => undefined);
@@ -312,6 +315,17 @@ export class ScanPool {
 
   private queuedItems(): number {
     return this.queue.length - this.queueHead;
+  }
+
+  /** Removes and returns the item at the head (the caller checked there is one). */
+  private takeNext(): Pending {
+    const p = this.queue[this.queueHead]!;
+    this.queue[this.queueHead++] = undefined;
+    if (this.queueHead === this.queue.length) {
+      this.queue.length = 0;
+      this.queueHead = 0;
+    }
+    return p;
   }
 
   private enqueue(item: ScanTaskItem): Promise<ScanOutcome> {
@@ -364,9 +378,8 @@ export class ScanPool {
       while (this.queueHead < this.queue.length && chunk.length < MAX_CHUNK_ITEMS) {
         const next = this.queue[this.queueHead]!;
         if (chunk.length > 0 && chars + next.item.text.length > MAX_CHUNK_CHARS) break;
-        chunk.push(next);
+        chunk.push(this.takeNext());
         chars += next.item.text.length;
-        this.queueHead++;
       }
       if (this.queueHead > 4096 && this.queueHead * 2 > this.queue.length) {
         this.queue.splice(0, this.queueHead);
