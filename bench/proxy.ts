@@ -11,7 +11,7 @@
  * BENCH_PROXY_PORTKEY=0 skips Portkey (quicker A/B runs of Warden alone).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -215,6 +215,7 @@ async function preflight(t: Target): Promise<number> {
 
 export async function run(): Promise<void> {
   const procs: ChildProcess[] = [];
+  let configDir: string | null = null;
   try {
     const fake = await child(
       ['--input-type=module', '-e', `import { FakeUpstream } from ${JSON.stringify(join(DIST, 'test/support/fake-upstream.js'))};
@@ -229,7 +230,7 @@ console.log('PORT ' + f.port);`],
     const targets: Target[] = [{ name: 'upstream direct', url: `${upstream}/chat/completions`, headers: {} }];
 
     // Warden as users run it: `warden serve --config`, auth and rate limiting on, scanning on.
-    const dir = mkdtempSync(join(tmpdir(), 'warden-bench-'));
+    const dir = (configDir = mkdtempSync(join(tmpdir(), 'warden-bench-')));
     const cfg = join(dir, 'warden.yaml');
     writeFileSync(
       cfg,
@@ -295,6 +296,7 @@ console.log('PORT ' + f.port);`],
     }
   } finally {
     for (const p of procs) if (p.exitCode === null) p.kill('SIGTERM');
+    if (configDir !== null) rmSync(configDir, { recursive: true, force: true });
   }
 }
 

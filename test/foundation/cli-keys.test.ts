@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { generateKeyPairSync } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -58,6 +58,7 @@ describe('warden keys (CLI)', function () {
     } finally {
       await w.close();
       await suite.cleanup();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

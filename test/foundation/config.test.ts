@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -8,8 +8,15 @@ import { startServer } from '../../src/server.js';
 import { PROJECT_ROOT } from '../../src/version.js';
 import { runCli, spawnWarden } from '../support/warden.js';
 
+/** Directories made by file(), removed when the whole run ends. */
+const madeDirs: string[] = [];
+after(() => {
+  for (const d of madeDirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
 function file(text: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'warden-config-'));
+  madeDirs.push(dir);
   const path = join(dir, 'warden.yaml');
   writeFileSync(path, text);
   return path;

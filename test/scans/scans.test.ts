@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -351,6 +351,7 @@ describe('scanning follows a configuration reload', function () {
       expect([...(await detectors())]).to.include('classifier');
     } finally {
       await server.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -63,6 +63,7 @@ export async function spawnWarden(raw: Record<string, unknown>, env: Record<stri
     });
     proc.on('exit', (code) => {
       clearTimeout(timer);
+      rmSync(dir, { recursive: true, force: true });
       reject(new Error(`warden exited with ${code}:\n${stderr.join('')}`));
     });
   });
@@ -74,8 +75,13 @@ export async function spawnWarden(raw: Record<string, unknown>, env: Record<stri
     configPath,
     stop: (signal = 'SIGTERM') =>
       new Promise((resolve) => {
-        if (proc.exitCode !== null || proc.signalCode !== null) return resolve(proc.exitCode);
-        proc.once('exit', (code) => resolve(code));
+        // The config directory goes with the process (tests run dozens of these).
+        const done = (code: number | null): void => {
+          rmSync(dir, { recursive: true, force: true });
+          resolve(code);
+        };
+        if (proc.exitCode !== null || proc.signalCode !== null) return done(proc.exitCode);
+        proc.once('exit', (code) => done(code));
         proc.kill(signal);
       }),
   };
