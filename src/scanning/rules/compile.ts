@@ -160,7 +160,7 @@ export class CompiledRules implements RuleMatcher {
       const groups: SetGroup[] = sets.map((set, k) => {
         const triage = k === triageSet;
         const start = bases[k]!;
-        return { set, start, end: start + (triage ? triageOffset : set.size), triage, nonAsciiOnly: skipNonAscii && nonAsciiOnly[k]!, windows: 0, calls: 0, slow: 0, samples: new Float64Array(WINDOW_CALLS), cost: NaN };
+        return newGroup(set, start, start + (triage ? triageOffset : set.size), triage, skipNonAscii && nonAsciiOnly[k]!);
       });
       // Sets index positions; order the patterns the same way, those sharing a position together.
       const ordered: PatternRef[] = [];
@@ -314,10 +314,9 @@ export class CompiledRules implements RuleMatcher {
           g.calls++;
         }
         const size = g.end - g.start;
-        const first = t.firstPattern;
         for (const i of found) {
           if (i >= size) triage?.push(i - size);
-          else for (let p = first[g.start + i]!, end = first[g.start + i + 1]!; p < end; p++) out.push(p);
+          else pushPatternsAt(t.firstPattern, g.start + i, out);
         }
       }
       if (sample) this.checkCliff(t);
@@ -340,7 +339,7 @@ export class CompiledRules implements RuleMatcher {
       });
       return out;
     }
-    for (const q of t.always) for (let p = t.firstPattern[q]!, end = t.firstPattern[q + 1]!; p < end; p++) out.push(p);
+    for (const q of t.always) pushPatternsAt(t.firstPattern, q, out);
     return out;
   }
   /**
@@ -364,26 +363,17 @@ export class CompiledRules implements RuleMatcher {
       if (g.end - g.start < 2) continue;
       // Sets that only run on non-ASCII views see other texts: compare like with like.
       const siblings = t.groups.filter((o) => o !== g && o.nonAsciiOnly === g.nonAsciiOnly && !Number.isNaN(o.cost)).map((o) => o.cost);
-      const relative = siblings.length >= 2 && cost > this.relativeFloor && cost > this.relativeCliff * median(siblings);
+      const siblingMedian = siblings.length > 0 ? median(siblings) : NaN;
+      const relative = siblings.length >= 2 && cost > this.relativeFloor && cost > this.relativeCliff * siblingMedian;
       if (slowShare <= 0.5 && !relative) continue;
       const mid = g.start + ((g.end - g.start) >> 1);
-      const half = (start: number, end: number, triage: boolean): SetGroup => ({
-        set: new RE2.Set([...t.forms.slice(start, end), ...(triage ? TRIAGE_PATTERNS : [])], 'iu'),
-        start,
-        end,
-        triage,
-        nonAsciiOnly: g.nonAsciiOnly,
-        windows: 0,
-        calls: 0,
-        slow: 0,
-        samples: new Float64Array(WINDOW_CALLS),
-        cost: NaN,
-      });
+      const half = (start: number, end: number, triage: boolean): SetGroup =>
+        newGroup(new RE2.Set([...t.forms.slice(start, end), ...(triage ? TRIAGE_PATTERNS : [])], 'iu'), start, end, triage, g.nonAsciiOnly);
       try {
         t.groups.splice(k, 1, half(g.start, mid, false), half(mid, g.end, g.triage));
         this.prefilterSplits++;
         log.info(
-          { patterns: g.end - g.start, slowShare, nsPerByte: Math.round(cost * 10) / 10, siblingMedianNsPerByte: siblings.length > 0 ? Math.round(median(siblings) * 10) / 10 : null, thresholdNsPerByte: this.cliffNsPerByte, sets: t.groups.length },
+          { patterns: g.end - g.start, slowShare, nsPerByte: Math.round(cost * 10) / 10, siblingMedianNsPerByte: siblings.length > 0 ? Math.round(siblingMedian * 10) / 10 : null, thresholdNsPerByte: this.cliffNsPerByte, sets: t.groups.length },
           'prefilter set too slow on this traffic (RE2 DFA cliff): split in two',
         );
       } catch (err) {
@@ -392,6 +382,16 @@ export class CompiledRules implements RuleMatcher {
       return; // one split per check: the groups array changed
     }
   }
+}
+
+/** Appends the patterns prefilter position q stands for (TargetRules.firstPattern). */
+function pushPatternsAt(firstPattern: Int32Array, q: number, out: number[]): void {
+  for (let p = firstPattern[q]!, end = firstPattern[q + 1]!; p < end; p++) out.push(p);
+}
+
+/** A prefilter set with a fresh watch window (see checkCliff). */
+function newGroup(set: RE2Set, start: number, end: number, triage: boolean, nonAsciiOnly: boolean): SetGroup {
+  return { set, start, end, triage, nonAsciiOnly, windows: 0, calls: 0, slow: 0, samples: new Float64Array(WINDOW_CALLS), cost: NaN };
 }
 
 /** Mean of `xs` without its `drop` largest values. */
