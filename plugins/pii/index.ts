@@ -83,7 +83,7 @@ function collect(re: RE2, text: string, group: number, accept: (s: string) => bo
 }
 
 const KIND_BIT: Record<PiiKind, number> = { card: 1, iban: 2, email: 4, phone: 8 };
-const CARD_BIT = 1, IBAN_BIT = 2, EMAIL_BIT = 4, PHONE_BIT = 8;
+const { card: CARD_BIT, iban: IBAN_BIT, email: EMAIL_BIT, phone: PHONE_BIT } = KIND_BIT;
 
 /**
  * Gates: one JS RegExp per kind, each a NECESSARY condition of that kind's RE2 pattern, so a
@@ -161,7 +161,7 @@ const plugin: DetectorPlugin = {
   scan(input: NormalisedInput, ctx): Finding[] {
     const key = input.target === 'output' ? 'output_kinds' : 'prompt_kinds';
     const raw = (ctx.config[key] as PiiKind[] | undefined) ?? [];
-    const kinds = Array.isArray(raw) ? kindBits(raw) : kindBits(new Set(raw));
+    const kinds = kindBits(raw);
     if (kinds === 0) return [];
     const found = findPiiKinds(input.original, kinds, Number(ctx.config.max_spans ?? 50));
     if (found === null || found.size === 0) return [];
