@@ -1,6 +1,7 @@
 import type { UsageRecorded } from '../spend/tracker.js';
 import type { ScanRecord } from '../scans/record.js';
 import type { Counters } from './store.js';
+import { Memo3 } from '../util/memo.js';
 
 /**
  * Counter names: `family|dimension|metric|value`. The value comes last so it may contain any
@@ -47,8 +48,6 @@ const MAX_CACHED = 4096;
 const SCAN_TOTAL = counterName('scan', 'total', 'count');
 const scanVerdictNames = new Map<string, string>();
 const scanSourceNames = new Map<string, string>();
-const usageNameSets = new Map<string, Map<string, Map<string, string[]>>>();
-let usageNameSetCount = 0;
 /** Where each metric sits among a dimension's names (USAGE_METRICS order). */
 const METRIC = Object.fromEntries(USAGE_METRICS.map((m, i) => [m, i])) as Record<UsageMetric, number>;
 
@@ -82,32 +81,18 @@ export function scanCounters(r: ScanRecord): Counters {
 export type UsageSample = Omit<UsageRecorded, 'at'>;
 
 /** The usage counter names of one provider, model and key: per dimension (total, provider, model, key), one per metric. */
-function usageNames(provider: string, model: string, key: string): string[] {
-  let byModel = usageNameSets.get(provider);
-  if (byModel === undefined) usageNameSets.set(provider, (byModel = new Map()));
-  let byKey = byModel.get(model);
-  if (byKey === undefined) byModel.set(model, (byKey = new Map()));
-  let names = byKey.get(key);
-  if (names === undefined) {
-    if (usageNameSetCount >= MAX_CACHED) {
-      usageNameSets.clear();
-      usageNameSetCount = 0;
-      return usageNames(provider, model, key);
-    }
-    names = [];
-    for (const [dim, value] of [['total', ''], ['provider', provider], ['model', model], ['key', key]] as const) {
-      for (const m of USAGE_METRICS) names.push(counterName('usage', dim, m, value));
-    }
-    byKey.set(key, names);
-    usageNameSetCount++;
+const usageNames = new Memo3(MAX_CACHED, (provider: string, model: string, key: string): string[] => {
+  const names: string[] = [];
+  for (const [dim, value] of [['total', ''], ['provider', provider], ['model', model], ['key', key]] as const) {
+    for (const m of USAGE_METRICS) names.push(counterName('usage', dim, m, value));
   }
   return names;
-}
+});
 
 /** What one completion's usage adds. */
 export function usageCounters(u: UsageSample): Counters {
   const out: Counters = {};
-  const names = usageNames(u.provider, u.model, u.key ?? NONE);
+  const names = usageNames.get(u.provider, u.model, u.key ?? NONE);
   for (let i = 0; i < names.length; i += USAGE_METRICS.length) {
     inc(out, names[i + METRIC.requests]!, 1);
     inc(out, names[i + METRIC.prompt_tokens]!, u.promptTokens);

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { Memo3 } from '../util/memo.js';
 
 /**
  * Spend counters per day and month (UTC), per dimension: `global`, `provider:<name>`,
@@ -49,7 +50,7 @@ export function periodId(period: Period, at: Date): string {
   return period === 'day' ? iso.slice(0, 10) : iso.slice(0, 7);
 }
 
-export function dimsOf(e: SpendEntry): string[] {
+export function dimsOf(e: Pick<SpendEntry, 'provider' | 'model' | 'key'>): string[] {
   const dims = ['global', `provider:${e.provider}`, `model:${e.model}`];
   if (e.key) dims.push(`key:${e.key}`);
   return dims;
@@ -90,31 +91,15 @@ export class MemorySpendStore implements SpendStore {
    * Every completion adds to 16 counters; their names depend only on provider, model and key,
    * and the period ids only on the day, so both are built once and reused (no garbage per
    * request on the proxy's hot path). Bounded: forgotten wholesale past MAX_FIELD_SETS.
+   * fieldsOf: the counters an entry adds to, four per dimension: `cost|<dim>`, `in|<dim>`,
+   * `out|<dim>`, `req|<dim>`.
    */
-  private readonly fieldSets = new Map<string, Map<string, Map<string | null, string[]>>>();
-  private fieldSetCount = 0;
+  private readonly fieldsOf = new Memo3(MAX_FIELD_SETS, (provider: string, model: string, key: string | null): string[] => {
+    const fields: string[] = [];
+    for (const dim of dimsOf({ provider, model, key })) fields.push(`cost|${dim}`, `in|${dim}`, `out|${dim}`, `req|${dim}`);
+    return fields;
+  });
   private today: { day: number; ids: Record<Period, string>; hashes: Record<Period, Map<string, number>> } | null = null;
-
-  /** The counters an entry adds to, four per dimension: `cost|<dim>`, `in|<dim>`, `out|<dim>`, `req|<dim>`. */
-  private fieldsOf(e: SpendEntry): string[] {
-    let byModel = this.fieldSets.get(e.provider);
-    if (byModel === undefined) this.fieldSets.set(e.provider, (byModel = new Map()));
-    let byKey = byModel.get(e.model);
-    if (byKey === undefined) byModel.set(e.model, (byKey = new Map()));
-    let set = byKey.get(e.key);
-    if (set === undefined) {
-      if (this.fieldSetCount >= MAX_FIELD_SETS) {
-        this.fieldSets.clear();
-        this.fieldSetCount = 0;
-        return this.fieldsOf(e);
-      }
-      set = [];
-      for (const dim of dimsOf(e)) set.push(`cost|${dim}`, `in|${dim}`, `out|${dim}`, `req|${dim}`);
-      byKey.set(e.key, set);
-      this.fieldSetCount++;
-    }
-    return set;
-  }
 
   private hash(key: string): Map<string, number> {
     let h = this.hashes.get(key);
@@ -134,7 +119,7 @@ export class MemorySpendStore implements SpendStore {
 
   async add(e: SpendEntry, thresholds: DimThreshold[]): Promise<Crossing[]> {
     const { ids, hashes } = this.periodsOf(e.at);
-    const fields = this.fieldsOf(e);
+    const fields = this.fieldsOf.get(e.provider, e.model, e.key);
     addFields(hashes.day, fields, e);
     addFields(hashes.month, fields, e);
     if (thresholds.length === 0) return [];
