@@ -82,11 +82,9 @@ export class ChatService {
     const base: Omit<ScanContext, 'source'> = { requestId: call.requestId, caller: call.caller, model: input.model };
     const t0 = performance.now();
     const groups = scanGroups(input);
+    const scanGroup = (g: (typeof groups)[number]) => this.deps.scanner.scan(g.text, g.target, { ...base, source: g.target });
     // One group (the usual chat: user turns only) needs no Promise.all.
-    const inputScans =
-      groups.length === 1
-        ? [await this.deps.scanner.scan(groups[0]!.text, groups[0]!.target, { ...base, source: groups[0]!.target })]
-        : await Promise.all(groups.map((g) => this.deps.scanner.scan(g.text, g.target, { ...base, source: g.target })));
+    const inputScans = groups.length === 1 ? [await scanGroup(groups[0]!)] : await Promise.all(groups.map(scanGroup));
     const inputScanMs = performance.now() - t0;
     this.deps.metrics?.scanSeconds.observe({ phase: 'input' }, inputScanMs / 1000);
     const blocking = inputScans.filter((s) => s.verdict === 'block');

@@ -70,7 +70,6 @@ function headersOf(d: RateLimitDecision): Record<string, string> {
 /** As ctx.set for each of headersOf(d), without koa's per-call arrays (this runs on every request). */
 function setHeaders(ctx: WardenContext, d: RateLimitDecision): void {
   if (ctx.headerSent) return;
-  ctx.res.setHeader('RateLimit-Limit', String(d.limit));
-  ctx.res.setHeader('RateLimit-Remaining', String(d.remaining));
-  ctx.res.setHeader('RateLimit-Reset', String(Math.max(0, Math.ceil(d.resetMs / 1000))));
+  const headers = headersOf(d);
+  for (const name in headers) ctx.res.setHeader(name, headers[name]!);
 }
