@@ -1,4 +1,4 @@
-import { decodeCursor, encodeCursor, type ScanFilter, type ScanPage, type ScanRecord, type ScanStore } from './record.js';
+import { compileFilter, decodeCursor, encodeCursor, type ScanFilter, type ScanPage, type ScanRecord, type ScanStore } from './record.js';
 
 /**
  * One stored record: its JSON as UTF-8 bytes (parsed again on read), plus the fields the list
@@ -10,12 +10,12 @@ import { decodeCursor, encodeCursor, type ScanFilter, type ScanPage, type ScanRe
  */
 interface Row {
   readonly id: string;
-  readonly createdAt: string;
+  readonly created_at: string;
   readonly verdict: ScanRecord['verdict'];
   readonly source: ScanRecord['source'];
   readonly caller: string | null;
   /** Whether the record has threats (attack_type/severity filters parse only those). */
-  readonly threats: boolean;
+  readonly hasThreats: boolean;
   readonly json: Buffer;
 }
 
@@ -34,11 +34,11 @@ export class MemoryScanStore implements ScanStore {
   async put(record: ScanRecord): Promise<void> {
     const row: Row = {
       id: record.scan_id,
-      createdAt: record.created_at,
+      created_at: record.created_at,
       verdict: record.verdict,
       source: record.source,
       caller: record.caller,
-      threats: record.threats.length > 0,
+      hasThreats: record.threats.length > 0,
       json: Buffer.from(JSON.stringify(record)),
     };
     let i = this.rows.length;
@@ -58,24 +58,17 @@ export class MemoryScanStore implements ScanStore {
   async list(filter: ScanFilter, limit: number, cursor?: string): Promise<ScanPage> {
     this.enforceBounds();
     const before = cursor ? decodeCursor(cursor) : null;
-    // As matches() in record.ts, with the date bounds converted once rather than per record.
-    const since = filter.since ? new Date(filter.since).toISOString() : null;
-    const until = filter.until ? new Date(filter.until).toISOString() : null;
-    const byThreat = Boolean(filter.attack_type || filter.severity);
+    const match = compileFilter(filter);
     const data: ScanRecord[] = [];
     let more = false;
     for (let i = this.rows.length - 1; i >= 0; i--) {
       const r = this.rows[i]!;
       if (before && r.id >= before) continue;
-      if (filter.verdict && r.verdict !== filter.verdict) continue;
-      if (filter.source && r.source !== filter.source) continue;
-      if (filter.caller && r.caller !== filter.caller) continue;
-      if (since !== null && r.createdAt < since) continue;
-      if (until !== null && r.createdAt > until) continue;
-      if (byThreat && !r.threats) continue;
+      if (!match.fields(r)) continue;
+      // No threats cannot pass a threat filter: such rows are refused without parsing.
+      if (match.needsThreats && !r.hasThreats) continue;
       const record = JSON.parse(r.json.toString()) as ScanRecord;
-      if (filter.attack_type && !record.threats.some((t) => t.attack_type === filter.attack_type)) continue;
-      if (filter.severity && !record.threats.some((t) => t.severity === filter.severity)) continue;
+      if (!match.threats(record)) continue;
       if (data.length === limit) {
         more = true;
         break;
@@ -90,7 +83,7 @@ export class MemoryScanStore implements ScanStore {
     let drop = Math.max(0, this.rows.length - maxScans);
     if (drop < this.rows.length) {
       const cutoff = new Date(Date.now() - retentionDays * 86_400_000).toISOString();
-      while (drop < this.rows.length && this.rows[drop]!.createdAt < cutoff) drop++;
+      while (drop < this.rows.length && this.rows[drop]!.created_at < cutoff) drop++;
     }
     if (drop === 0) return;
     for (let i = 0; i < drop; i++) this.byId.delete(this.rows[i]!.id);

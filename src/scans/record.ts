@@ -60,15 +60,37 @@ export interface ScanStore {
   list(filter: ScanFilter, limit: number, cursor?: string): Promise<ScanPage>;
 }
 
-export function matches(r: ScanRecord, f: ScanFilter): boolean {
-  if (f.verdict && r.verdict !== f.verdict) return false;
-  if (f.source && r.source !== f.source) return false;
-  if (f.caller && r.caller !== f.caller) return false;
-  if (f.attack_type && !r.threats.some((t) => t.attack_type === f.attack_type)) return false;
-  if (f.severity && !r.threats.some((t) => t.severity === f.severity)) return false;
-  if (f.since && r.created_at < new Date(f.since).toISOString()) return false;
-  if (f.until && r.created_at > new Date(f.until).toISOString()) return false;
-  return true;
+/** The fields of a record a filter reads without its threats. */
+export type ScanRecordFields = Pick<ScanRecord, 'verdict' | 'source' | 'caller' | 'created_at'>;
+
+export interface CompiledScanFilter {
+  /** verdict, source, caller and time. */
+  fields(r: ScanRecordFields): boolean;
+  /** attack_type and severity (a record without threats passes only when neither is set). */
+  threats(r: Pick<ScanRecord, 'threats'>): boolean;
+  /** Whether threats() can refuse anything. */
+  readonly needsThreats: boolean;
+}
+
+/**
+ * A filter ready for many records: the date bounds converted once, and split so a store can
+ * test the plain fields before it reads a record's threats. A record matches when it passes both.
+ */
+export function compileFilter(f: ScanFilter): CompiledScanFilter {
+  const since = f.since ? new Date(f.since).toISOString() : null;
+  const until = f.until ? new Date(f.until).toISOString() : null;
+  return {
+    fields: (r) =>
+      !(f.verdict && r.verdict !== f.verdict) &&
+      !(f.source && r.source !== f.source) &&
+      !(f.caller && r.caller !== f.caller) &&
+      !(since !== null && r.created_at < since) &&
+      !(until !== null && r.created_at > until),
+    threats: (r) =>
+      !(f.attack_type && !r.threats.some((t) => t.attack_type === f.attack_type)) &&
+      !(f.severity && !r.threats.some((t) => t.severity === f.severity)),
+    needsThreats: Boolean(f.attack_type || f.severity),
+  };
 }
 
 /** Cursors are opaque to clients: the last scan id seen, base64url-encoded. */

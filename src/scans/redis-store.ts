@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { decodeCursor, encodeCursor, matches, type ScanFilter, type ScanPage, type ScanRecord, type ScanStore } from './record.js';
+import { compileFilter, decodeCursor, encodeCursor, type ScanFilter, type ScanPage, type ScanRecord, type ScanStore } from './record.js';
 
 const PAGE_SCAN = 200;
 const MAX_EXAMINED = 20_000;
@@ -42,6 +42,7 @@ export class RedisScanStore implements ScanStore {
     if (upper === '(') upper = '+';
     // Ids older than `since` cannot match; stop the walk there.
     const floor = filter.since ? `[scn_${ulidFloor(Date.parse(filter.since))}` : '-';
+    const match = compileFilter(filter);
     const data: ScanRecord[] = [];
     let examined = 0;
     let exhausted = false;
@@ -58,7 +59,7 @@ export class RedisScanStore implements ScanStore {
         const raw = raws[i];
         if (!raw) continue; // expired record still indexed: skipped (the index is trimmed on writes)
         const record = JSON.parse(raw) as ScanRecord;
-        if (matches(record, filter)) data.push(record);
+        if (match.fields(record) && match.threats(record)) data.push(record);
       }
       if (ids.length < PAGE_SCAN && data.length < limit) {
         exhausted = true;

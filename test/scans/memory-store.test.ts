@@ -44,7 +44,7 @@ describe('scan records: memory store', () => {
     expect(await store.get('scn_missing')).to.equal(null);
   });
 
-  it('lists newest first across pages, keeps id order when a record arrives late, and filters like matches()', async () => {
+  it('lists newest first across pages, keeps id order when a record arrives late, and filters as the Redis store does (compileFilter)', async () => {
     const store = new MemoryScanStore(unbounded);
     for (const n of [1, 2, 4, 5]) await store.put(record(n));
     await store.put(record(3, { verdict: 'block', source: 'output', caller: 'key_b', threats: [threat('jailbreak', 'high'), threat('pii', 'low')] }));
