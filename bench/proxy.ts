@@ -51,9 +51,12 @@ interface Target {
   pid?: number;
 }
 
+/** CPU time (µs) of a process's main thread, and of all its other threads together. */
+type ThreadCpu = { main: number; others: number };
+
 /** CPU time (µs) of a process so far: its main thread, and all its other threads together
  * (scan workers, GC helpers, libuv pool). null where /proc is not available. */
-function cpuOf(pid: number): { main: number; others: number } | null {
+function cpuOf(pid: number): ThreadCpu | null {
   try {
     const tick = 10_000; // µs per clock tick (USER_HZ 100)
     let main = 0;
@@ -72,7 +75,7 @@ function cpuOf(pid: number): { main: number; others: number } | null {
 }
 
 /** CPU time of `pid` spent while `run` ran (µs, main thread and other threads). */
-async function cpuDuring(pid: number | undefined, run: () => Promise<unknown>): Promise<{ main: number; others: number } | null> {
+async function cpuDuring(pid: number | undefined, run: () => Promise<unknown>): Promise<ThreadCpu | null> {
   const before = pid === undefined ? null : cpuOf(pid);
   await run();
   const after = pid === undefined ? null : cpuOf(pid);
@@ -92,8 +95,8 @@ interface Figures {
   burstP99: number;
   errors: number;
   /** CPU µs per request of the measured server (main thread, other threads), paced and at max rate. */
-  cpuPaced: { main: number; others: number } | null;
-  cpuMax: { main: number; others: number } | null;
+  cpuPaced: ThreadCpu | null;
+  cpuMax: ThreadCpu | null;
 }
 
 function child(cmd: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 30_000): Promise<{ proc: ChildProcess; match: RegExpExecArray }> {
@@ -191,7 +194,7 @@ async function measure(t: Target): Promise<Figures> {
   let steady!: Awaited<ReturnType<typeof paced>>;
   const cpuPaced = await cpuDuring(t.pid, async () => (steady = await paced(t, RATE, SECONDS)));
   const burst = await load(t, { seconds: 5, connections: 50, rate: RATE });
-  const per = (c: { main: number; others: number } | null, n: number) => (c === null || n <= 0 ? null : { main: c.main / n, others: c.others / n });
+  const per = (c: ThreadCpu | null, n: number) => (c === null || n <= 0 ? null : { main: c.main / n, others: c.others / n });
   return {
     name: t.name,
     maxRps: Math.round(max.result.requests.average),
@@ -230,8 +233,8 @@ console.log('PORT ' + f.port);`],
     const targets: Target[] = [{ name: 'upstream direct', url: `${upstream}/chat/completions`, headers: {} }];
 
     // Warden as users run it: `warden serve --config`, auth and rate limiting on, scanning on.
-    const dir = (configDir = mkdtempSync(join(tmpdir(), 'warden-bench-')));
-    const cfg = join(dir, 'warden.yaml');
+    configDir = mkdtempSync(join(tmpdir(), 'warden-bench-'));
+    const cfg = join(configDir, 'warden.yaml');
     writeFileSync(
       cfg,
       stringify({
@@ -290,7 +293,7 @@ console.log('PORT ' + f.port);`],
     if (portkeyNote) console.log(portkeyNote);
     // Where the time goes: CPU per request of each proxy process. A thread that sleeps between
     // requests pays for waking up on every one; at the max rate those wake-ups are shared.
-    const cpuLine = (c: { main: number; others: number } | null) => (c === null ? 'n/a' : `${c.main.toFixed(0)} µs main thread + ${c.others.toFixed(0)} µs other threads`);
+    const cpuLine = (c: ThreadCpu | null) => (c === null ? 'n/a' : `${c.main.toFixed(0)} µs main thread + ${c.others.toFixed(0)} µs other threads`);
     for (const x of figures.slice(1)) {
       console.log(`${x.name}: CPU per request at ${RATE} req/s ${cpuLine(x.cpuPaced)}; at max rate ${cpuLine(x.cpuMax)}`);
     }
