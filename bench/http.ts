@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import { spawnWarden, type WardenProcess } from '../test/support/warden.js';
+import { paced, percentile } from './paced.js';
 
 const KEY = 'svc_bench_admin_key_0123456789abcdefghij';
 
@@ -65,6 +66,7 @@ export function printTable(title: string, rows: LoadResult[], baseline?: LoadRes
  */
 export async function run(): Promise<void> {
   const rows: LoadResult[] = [];
+  const verdicts: string[] = [];
   for (const backend of ['memory', 'redis'] as const) {
     const cfg = {
       security: { rate_limit: 1_000_000 },
@@ -79,9 +81,28 @@ export async function run(): Promise<void> {
       await load('warm-up', `${w.url}/v1/scan`, { ...scan, body: JSON.stringify({ input: PROMPT_1KB }), duration: 1 });
       rows.push(await load(`POST /v1/scan, 1 KB benign (${backend})`, `${w.url}/v1/scan`, { ...scan, body: JSON.stringify({ input: PROMPT_1KB }) }));
       rows.push(await load(`POST /v1/scan, 1 KB with an injection (${backend})`, `${w.url}/v1/scan`, { ...scan, body: JSON.stringify({ input: ATTACK_1KB }) }));
+      if (backend === 'memory') {
+        // The target read as one condition: /v1/scan sustains half the authenticated baseline's
+        // rate AND answers within 10 ms at p99 at that rate. At saturation with 32 connections
+        // every latency is queueing (32 / rate), so p99 is taken at a steady half-baseline rate.
+        const whoami = rows.find((r) => r.label.startsWith('GET /v1/auth/whoami'))!;
+        const scanRow = rows.find((r) => r.label.startsWith('POST /v1/scan, 1 KB benign'))!;
+        const rate = Math.round(whoami.rps / 2);
+        const body = JSON.stringify({ input: PROMPT_1KB });
+        const steady = await paced(`${w.url}/v1/scan`, { method: 'POST', headers: scan.headers, body }, rate, 5);
+        const p99 = percentile(steady.latencies, 99);
+        verdicts.push(
+          `target: POST /v1/scan (1 KB) >= 1/2 of the authenticated baseline (whoami, memory): ${scanRow.rps.toFixed(0)} vs ${whoami.rps.toFixed(0)} req/s = ` +
+            `${(scanRow.rps / whoami.rps).toFixed(3)}x -> ${scanRow.rps * 2 >= whoami.rps ? 'met' : 'NOT met'}`,
+          `target: p99 < 10 ms at that half rate (${rate} req/s, steady, 5 s): achieved ${steady.rps.toFixed(0)} req/s, ` +
+            `p50 ${percentile(steady.latencies, 50).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, ${steady.errors} errors -> ` +
+            `${p99 < 10 && steady.errors === 0 && steady.rps >= rate * 0.95 ? 'met' : 'NOT met'}`,
+        );
+      }
     } finally {
       await w.stop();
     }
   }
   printTable('HTTP baseline and /v1/scan (32 connections, 5 s each; ratio against GET /health)', rows, rows[0]);
+  for (const v of verdicts) console.log(v);
 }

@@ -16,8 +16,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Pool } from 'undici';
 import { stringify } from 'yaml';
+import { paced, percentile } from './paced.js';
 
 /** The part of autocannon this bench uses (the package ships no types). */
 interface AutocannonResult {
@@ -121,11 +121,6 @@ function child(cmd: string[], env: Record<string, string>, ready: RegExp, timeou
   });
 }
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
 async function load(t: Target, opts: { rate?: number; seconds: number; connections: number }) {
   const latencies: number[] = [];
   const instance = autocannon({
@@ -145,54 +140,17 @@ async function load(t: Target, opts: { rate?: number; seconds: number; connectio
   return { result, latencies };
 }
 
-/**
- * An open-loop load at a truly steady rate: one request every 1/rate s, whatever the previous
- * ones are doing. (autocannon's overallRate sends each connection's share of a second back to
- * back at the start of the second, so at 500 req/s it measures 500-request bursts.)
- */
-async function paced(t: Target, rate: number, seconds: number) {
-  const url = new URL(t.url);
-  const pool = new Pool(url.origin, { connections: 128, pipelining: 1, keepAliveTimeout: 30_000 });
-  const latencies: number[] = [];
-  let errors = 0;
-  const inflight = new Set<Promise<void>>();
-  const fire = async () => {
-    const t0 = performance.now();
-    try {
-      const res = await pool.request({ path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body: BODY });
-      await res.body.text();
-      if (res.statusCode === 200) latencies.push(performance.now() - t0);
-      else errors++;
-    } catch {
-      errors++;
-    }
-  };
-  const total = Math.round(rate * seconds);
-  const start = performance.now();
-  let sent = 0;
-  while (sent < total && performance.now() - start < seconds * 1000 + 5000) {
-    const due = Math.min(total, Math.floor(((performance.now() - start) * rate) / 1000) + 1);
-    while (sent < due) {
-      sent++;
-      const p = fire();
-      inflight.add(p);
-      void p.finally(() => inflight.delete(p));
-    }
-    await new Promise((r) => setTimeout(r, 1));
-  }
-  await Promise.all(inflight);
-  const elapsed = (performance.now() - start) / 1000;
-  await pool.close();
-  latencies.sort((a, b) => a - b);
-  return { latencies, errors, rps: latencies.length / elapsed };
+/** The bench's steady load against one target. */
+function pacedAt(t: Target, rate: number, seconds: number) {
+  return paced(t.url, { method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body: BODY }, rate, seconds);
 }
 
 async function measure(t: Target): Promise<Figures> {
-  await paced(t, RATE, 2); // warm-up: JIT, pools, keep-alive
+  await pacedAt(t, RATE, 2); // warm-up: JIT, pools, keep-alive
   let max!: Awaited<ReturnType<typeof load>>;
   const cpuMax = await cpuDuring(t.pid, async () => (max = await load(t, { seconds: 5, connections: 32 })));
   let steady!: Awaited<ReturnType<typeof paced>>;
-  const cpuPaced = await cpuDuring(t.pid, async () => (steady = await paced(t, RATE, SECONDS)));
+  const cpuPaced = await cpuDuring(t.pid, async () => (steady = await pacedAt(t, RATE, SECONDS)));
   const burst = await load(t, { seconds: 5, connections: 50, rate: RATE });
   const per = (c: ThreadCpu | null, n: number) => (c === null || n <= 0 ? null : { main: c.main / n, others: c.others / n });
   return {
