@@ -60,32 +60,54 @@ export class MemoryAggregateStore implements AggregateStore {
   }
 }
 
+/**
+ * One call per add: every counter into the bucket of each resolution, and each bucket's expiry.
+ * A script runs atomically, so no reader sees a half-counted event (as a MULTI would give), but
+ * it is one command to encode and answer instead of ~35 (a MULTI of one HINCRBY per counter per
+ * resolution plus the expiries): on a busy instance those were most of the Redis traffic of a scan.
+ * KEYS: the bucket hashes; ARGV: each key's expiry (ms since epoch), then name, increment pairs.
+ */
+const ADD = `
+local n = #KEYS
+for i = 1, n do
+  for j = n + 1, #ARGV, 2 do redis.call('HINCRBY', KEYS[i], ARGV[j], ARGV[j + 1]) end
+  redis.call('PEXPIREAT', KEYS[i], ARGV[i])
+end
+return n
+`;
+
+type WithAdd = Redis & { wardenAnalyticsAdd(...args: (string | number)[]): Promise<number> };
+
 export class RedisAggregateStore implements AggregateStore {
   readonly backend = 'redis' as const;
+  private readonly redis: WithAdd;
 
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly prefix: string,
-  ) {}
+  ) {
+    if (!('wardenAnalyticsAdd' in redis)) redis.defineCommand('wardenAnalyticsAdd', { numberOfKeys: RESOLUTIONS.length, lua: ADD });
+    this.redis = redis as WithAdd;
+  }
 
   key(res: Resolution, start: number): string {
     return `${this.prefix}analytics:${res}:${start}`;
   }
 
   async add(at: number, counters: Counters): Promise<void> {
-    const entries = Object.entries(counters).filter(([, n]) => n !== 0);
-    if (!entries.length) return;
-    // One MULTI: all three resolutions move together, so no reader sees a half-counted event.
-    const tx = this.redis.multi();
-    for (const res of RESOLUTIONS) {
-      const start = bucketStart(res, at);
-      const key = this.key(res, start);
-      for (const [name, n] of entries) tx.hincrby(key, name, n);
-      tx.pexpireat(key, start + BUCKET_MS[res] + RETENTION_MS[res]);
+    const args: (string | number)[] = [];
+    for (const res of RESOLUTIONS) args.push(this.key(res, bucketStart(res, at)));
+    for (const res of RESOLUTIONS) args.push(bucketStart(res, at) + BUCKET_MS[res] + RETENTION_MS[res]);
+    for (const name in counters) {
+      const n = counters[name]!;
+      if (n !== 0) args.push(name, n);
     }
-    const results = await tx.exec();
-    const failed = results?.find(([err]) => err);
-    if (!results || failed) throw new Error(`analytics increment failed: ${failed?.[0]?.message ?? 'transaction aborted'}`);
+    if (args.length === RESOLUTIONS.length * 2) return;
+    try {
+      await this.redis.wardenAnalyticsAdd(...args);
+    } catch (err) {
+      throw new Error(`analytics increment failed: ${(err as Error).message}`);
+    }
   }
 
   async read(refs: BucketRef[]): Promise<Counters[]> {

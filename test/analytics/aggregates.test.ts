@@ -144,6 +144,42 @@ for (const backend of ['memory', 'redis'] as const) {
   });
 }
 
+describe('analytics: the Redis store writes', () => {
+  const prefix = `wtest:aggw:${Date.now()}:${Math.random().toString(36).slice(2, 8)}:`;
+  const redis = connect();
+  after(async () => {
+    await wipe(redis, prefix);
+    redis.disconnect();
+  });
+
+  it('adds every counter to the minute, hour and day bucket, each expiring with its retention', async () => {
+    const store = new RedisAggregateStore(redis, prefix);
+    const at = Date.now();
+    await store.add(at, { 'scan|total|count|': 2, 'scan|verdict|count|block': 1, 'skip|zero|count|': 0 });
+    await store.add(at, { 'scan|total|count|': 1 });
+    const retention = { minute: 48 * HOUR, hour: 90 * DAY, day: 730 * DAY } as const;
+    for (const res of ['minute', 'hour', 'day'] as const) {
+      const start = Math.floor(at / BUCKET_MS[res]) * BUCKET_MS[res];
+      const key = store.key(res, start);
+      expect(await redis.hgetall(key), res).to.deep.equal({ 'scan|total|count|': '3', 'scan|verdict|count|block': '1' });
+      const expiresAt = Date.now() + (await redis.pttl(key));
+      expect(Math.abs(expiresAt - (start + BUCKET_MS[res] + retention[res])), `${res} expiry`).to.be.below(5_000);
+    }
+  });
+
+  it('an add of zeros writes nothing; a failing write rejects with what Redis said', async () => {
+    const store = new RedisAggregateStore(redis, prefix);
+    const at = Date.parse('2026-01-01T00:00:00Z');
+    await store.add(at, { 'scan|total|count|': 0 });
+    expect(await redis.exists(store.key('day', at))).to.equal(0);
+    // A bucket key holding a string, not a hash: HINCRBY fails inside the script.
+    await redis.set(store.key('minute', at), 'not a hash');
+    let thrown: Error | null = null;
+    await store.add(at, { 'scan|total|count|': 1 }).catch((e: Error) => (thrown = e));
+    expect(thrown!.message).to.match(/^analytics increment failed: .*WRONGTYPE/);
+  });
+});
+
 describe('analytics: failures', () => {
   it('a store that cannot be written is logged and counted, never thrown at the scan path', async () => {
     const registry = new Registry();
