@@ -10,14 +10,39 @@ const MAX_EXAMINED = 20_000;
  * order by member: ULID ids sort by time, so reverse-lex order is newest first and the
  * retention cut is a lex range. Count bound: ZREMRANGEBYRANK keeps the newest max_scans.
  */
+/**
+ * One atomic call per record: the record with its TTL, its id in the index (and in the caller's
+ * index, which expires with the newest record), each index cut to the newest `keep`. As a MULTI
+ * this was eight commands to encode and eight answers to read; an error in any of them was also
+ * dropped unseen (exec() reports errors per command). A script's error rejects the call.
+ * KEYS: record, index[, caller index]; ARGV: JSON, ttl seconds, id, keep.
+ */
+const PUT = `
+local keep = -(tonumber(ARGV[4]) + 1)
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+for i = 2, #KEYS do
+  redis.call('ZADD', KEYS[i], 0, ARGV[3])
+  redis.call('ZREMRANGEBYRANK', KEYS[i], 0, keep)
+end
+if #KEYS == 3 then redis.call('EXPIRE', KEYS[3], ARGV[2]) end
+return #KEYS
+`;
+
+type WithPut = Redis & { wardenScanPut(numKeys: number, ...args: (string | number)[]): Promise<number> };
+
 export class RedisScanStore implements ScanStore {
   readonly backend = 'redis' as const;
+  private readonly redis: WithPut;
 
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly prefix: string,
     private readonly limits: () => { maxScans: number; retentionDays: number },
-  ) {}
+  ) {
+    // No numberOfKeys: the caller's index is there only for records with a caller.
+    if (!('wardenScanPut' in redis)) redis.defineCommand('wardenScanPut', { lua: PUT });
+    this.redis = redis as WithPut;
+  }
 
   private key(...parts: string[]): string {
     return `${this.prefix}scans:${parts.join(':')}`;
@@ -26,9 +51,9 @@ export class RedisScanStore implements ScanStore {
   async put(record: ScanRecord): Promise<void> {
     const { maxScans, retentionDays } = this.limits();
     const ttl = Math.max(1, Math.ceil(retentionDays * 86_400));
-    const tx = this.redis.multi().set(this.key('rec', record.scan_id), JSON.stringify(record), 'EX', ttl).zadd(this.key('idx'), 0, record.scan_id).zremrangebyrank(this.key('idx'), 0, -(maxScans + 1));
-    if (record.caller) tx.zadd(this.key('by-caller', record.caller), 0, record.scan_id).zremrangebyrank(this.key('by-caller', record.caller), 0, -(maxScans + 1)).expire(this.key('by-caller', record.caller), ttl);
-    await tx.exec();
+    const json = JSON.stringify(record);
+    if (record.caller) await this.redis.wardenScanPut(3, this.key('rec', record.scan_id), this.key('idx'), this.key('by-caller', record.caller), json, ttl, record.scan_id, maxScans);
+    else await this.redis.wardenScanPut(2, this.key('rec', record.scan_id), this.key('idx'), json, ttl, record.scan_id, maxScans);
   }
 
   async get(scanId: string): Promise<ScanRecord | null> {
