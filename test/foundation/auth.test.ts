@@ -1,7 +1,9 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { expect } from 'chai';
 import { SignJWT, importPKCS8, base64url } from 'jose';
+import { RedisApiKeyStore } from '../../src/auth/api-keys.js';
 import { hashPassword } from '../../src/auth/passwords.js';
+import { redisForSuite } from '../support/redis.js';
 import { HS_SECRET, startWarden, type InProcessWarden } from '../support/warden.js';
 
 const ISS = 'warden-test';
@@ -261,5 +263,32 @@ describe('authentication', function () {
       expect(res.status).to.equal(400);
       expect(((await res.json()) as { error: { param: string } }).error.param).to.equal('password');
     });
+  });
+});
+
+describe('API keys in Redis (the store every instance reads)', function () {
+  let suite: Awaited<ReturnType<typeof redisForSuite>>;
+  before(async () => {
+    suite = await redisForSuite('api-keys');
+  });
+  after(async () => suite.cleanup());
+
+  it('finds a key by its secret in one call, and answers unknown, revoked, expired and dangling index entries as such', async function () {
+    const a = new RedisApiKeyStore(suite.redis, suite.prefix);
+    const b = new RedisApiKeyStore(suite.redis, suite.prefix); // a second instance
+    const { key, secret } = await a.create({ name: 'ci', role: 'service' });
+    await a.touch(key.id, new Date('2026-11-21T10:00:00Z'));
+    const found = await b.lookup(secret);
+    expect(found.ok && found.key).to.include({ id: key.id, name: 'ci', role: 'service', last_used_at: '2026-11-21T10:00:00.000Z' });
+    expect(await b.lookup(`svc_${'x'.repeat(40)}`)).to.deep.equal({ ok: false, reason: 'unknown' });
+    expect(await b.lookup('not-a-key')).to.deep.equal({ ok: false, reason: 'malformed' });
+    await a.revoke(key.id);
+    expect(await b.lookup(secret)).to.deep.equal({ ok: false, reason: 'revoked' });
+    const old = await a.create({ name: 'old', role: 'service', expires_at: '2020-01-01T00:00:00Z' });
+    expect(await b.lookup(old.secret)).to.deep.equal({ ok: false, reason: 'expired' });
+    // The hash index names a key whose record is gone: unknown, not an error.
+    const gone = await a.create({ name: 'gone', role: 'service' });
+    await suite.redis.del(`${suite.prefix}keys:${gone.key.id}`);
+    expect(await b.lookup(gone.secret)).to.deep.equal({ ok: false, reason: 'unknown' });
   });
 });
