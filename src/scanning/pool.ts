@@ -106,9 +106,14 @@ export interface ScanPoolStats {
   lastReloadError: string | null;
 }
 
+/** A text the pool will not scan (too long, not a string). Carries `status` 400 and `expose`,
+ * the convention the HTTP error stage turns into a 400 with this message, wherever the text came
+ * from (a chat message or a /v1/scan message list has no length limit of its own in the schema). */
 export class ScanInputError extends Error {
   override name = 'ScanInputError';
   readonly code = 'invalid_input';
+  readonly status = 400;
+  readonly expose = true;
 }
 
 export class ScanPoolClosedError extends Error {

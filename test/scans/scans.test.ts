@@ -281,6 +281,35 @@ for (const backend of ['memory', 'redis'] as const) {
   });
 }
 
+describe('input length limit over HTTP', function () {
+  this.timeout(60_000);
+  let w: InProcessWarden;
+  // A body limit above the text limit, so the text limit is what answers.
+  before(async () => (w = await startWarden({ limits: { max_body_bytes: 8 * 1024 * 1024 } })));
+  after(async () => w.close());
+
+  it('accepts a text of exactly 1,048,576 UTF-16 code units and refuses one more with 400 naming the field', async function () {
+    expect((await call(w, 'POST', '/v1/scan', { input: 'a'.repeat(1_048_576) })).status).to.equal(200);
+    const over = await call(w, 'POST', '/v1/scan', { input: 'a'.repeat(1_048_577) });
+    expect(over.status).to.equal(400);
+    expect(over.body.error.param).to.equal('input');
+  });
+
+  it('counts characters outside the BMP as two, as the scan pool does (524,289 emoji are 1,048,578 units)', async function () {
+    const over = await call(w, 'POST', '/v1/scan', { input: '\u{1F600}'.repeat(524_289) });
+    expect(over.status).to.equal(400);
+    expect(over.body.error.param).to.equal('input');
+    expect((await call(w, 'POST', '/v1/scan', { input: '\u{1F600}'.repeat(524_288) })).status).to.equal(200);
+  });
+
+  it('refuses a message over the limit with 400 saying why (it used to be a 500)', async function () {
+    const over = await call(w, 'POST', '/v1/scan', { messages: [{ role: 'user', content: 'a'.repeat(1_048_577) }] });
+    expect(over.status).to.equal(400);
+    expect(over.body.error.type).to.equal('invalid_request_error');
+    expect(over.body.error.message).to.match(/1048577 characters; the limit is 1048576/);
+  });
+});
+
 describe('scan records in Redis are shared and bounded', function () {
   this.timeout(60_000);
   let a: InProcessWarden;
