@@ -4,7 +4,8 @@ import type { ScanService } from './service.js';
 /**
  * The chat proxy scans through the same service as /v1/scan, so its records, metrics and
  * threat_detected events are the same. A streamed output's intermediate windows are recorded
- * only when they found something; the final verdict is always recorded.
+ * only when they found something; the final verdict is always recorded. The proxy waits for a
+ * record only when it has threats (a block names its scan ids); clean ones are stored behind it.
  */
 export function chatScannerOf(service: ScanService): ChatScanner {
   return {
@@ -12,7 +13,7 @@ export function chatScannerOf(service: ScanService): ChatScanner {
       const record = await service.scan(
         { text, target },
         { requestId: ctx.requestId, caller: ctx.caller, provider: ctx.provider, model: ctx.model },
-        { record: ctx.partial ? 'if_threats' : true },
+        { record: ctx.partial ? 'if_threats' : true, awaitRecord: 'if_threats' },
       );
       return { scan_id: record.scan_id, verdict: record.verdict, threats: record.threats };
     },

@@ -25,6 +25,13 @@ export interface ScanOptions {
   record?: boolean | 'if_threats';
   /** Overrides action_taken of non-monitor threats (RAG sanitising). */
   action?: ActionTaken;
+  /**
+   * When the call waits for the record to be stored: always (default: /v1/scan answers with the
+   * scan_id, which a client may read back at once), or only for a record with threats (the chat
+   * proxy: its errors and threat_detected events name those scans; a clean record is written
+   * while the request goes on, which on Redis takes a round trip off each of its two scans).
+   */
+  awaitRecord?: 'always' | 'if_threats';
 }
 
 export interface ThreatSink {
@@ -187,7 +194,8 @@ export class ScanService {
           log.warn({ err: (err as Error).message }, 'scan listener failed');
         }
       }
-      await this.deps.store.put(record).catch((err: unknown) => log.error({ err: (err as Error).message, scan_id: record.scan_id }, 'scan record could not be stored'));
+      const stored = this.deps.store.put(record).catch((err: unknown) => log.error({ err: (err as Error).message, scan_id: record.scan_id }, 'scan record could not be stored'));
+      if (opts.awaitRecord !== 'if_threats' || threats.length > 0) await stored;
     }
     return record;
   }
