@@ -8,7 +8,8 @@
  *   npx tsc -p tsconfig.json && node dist/bench/proxy.js
  *
  * BENCH_PROXY_RATE (500), BENCH_PROXY_SECONDS (10), BENCH_PROXY_SCAN_WORKERS (1);
- * BENCH_PROXY_PORTKEY=0 skips Portkey (quicker A/B runs of Warden alone).
+ * BENCH_PROXY_PORTKEY=0 skips Portkey (quicker A/B runs of Warden alone); BENCH_PROXY_REDIS=0 skips
+ * Warden on Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
 import { paced, percentile } from './paced.js';
 
@@ -33,6 +35,7 @@ const autocannon = createRequire(import.meta.url)('autocannon') as (opts: Record
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DIST = join(ROOT, 'dist');
 const RATE = Number(process.env.BENCH_PROXY_RATE ?? 500);
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SECONDS = Number(process.env.BENCH_PROXY_SECONDS ?? 10);
 const KEY = `svc_bench_${Math.random().toString(36).slice(2)}_0123456789abcdef`;
 
@@ -177,6 +180,8 @@ async function preflight(t: Target): Promise<number> {
 export async function run(): Promise<void> {
   const procs: ChildProcess[] = [];
   let configDir: string | null = null;
+  let redisTarget: Target | null = null;
+  let redisPrefix: string | null = null;
   try {
     const fake = await child(
       ['--input-type=module', '-e', `import { FakeUpstream } from ${JSON.stringify(join(DIST, 'test/support/fake-upstream.js'))};
@@ -190,27 +195,44 @@ console.log('PORT ' + f.port);`],
     const upstream = `http://127.0.0.1:${fake.match[1]}/v1`;
     const targets: Target[] = [{ name: 'upstream direct', url: `${upstream}/chat/completions`, headers: {} }];
 
-    // Warden as users run it: `warden serve --config`, auth and rate limiting on, scanning on.
+    // Warden as users run it: `warden serve --config`, auth and rate limiting on, scanning on;
+    // once on memory stores, once on Redis (keys, limits, records, spend shared: how several
+    // instances are deployed) unless BENCH_PROXY_REDIS=0 or Redis does not answer.
     configDir = mkdtempSync(join(tmpdir(), 'warden-bench-'));
-    const cfg = join(configDir, 'warden.yaml');
-    writeFileSync(
-      cfg,
-      stringify({
-        server: { port: 0 },
-        auth: { jwt: { secret: 'bench-secret-that-is-at-least-32-bytes!!' }, bootstrap_key: KEY },
-        security: { rate_limit: 1_000_000 },
-        scanning: { workers: Number(process.env.BENCH_PROXY_SCAN_WORKERS ?? 1) },
-        providers: [{ name: 'bench', type: 'openai', base_url: upstream, models: ['*'], max_retries: 0 }],
-      }),
-    );
-    // The real thing: `warden serve` with authentication, rate limiting and scanning. If it does
-    // not answer, the bench fails rather than measure something else.
-    const served = await child([join(DIST, 'src/cli/warden.js'), 'serve', '--config', cfg], { WARDEN_LOG_LEVEL: 'info' }, /"url":"([^"]+)".*"msg":"warden ready"/);
-    procs.push(served.proc);
-    const warden: Target = { name: 'Warden (auth, rate limit, scanning)', url: `${served.match[1]}/v1/chat/completions`, headers: { 'x-api-key': KEY }, pid: served.proc.pid };
-    const status = await preflight(warden);
-    if (status !== 200) throw new Error(`warden serve answered ${status} on /v1/chat/completions`);
-    targets.push(warden);
+    const serve = async (name: string, extra: Record<string, unknown>): Promise<Target> => {
+      const cfg = join(configDir!, `warden-${targets.length}.yaml`);
+      writeFileSync(
+        cfg,
+        stringify({
+          server: { port: 0 },
+          auth: { jwt: { secret: 'bench-secret-that-is-at-least-32-bytes!!' }, bootstrap_key: KEY },
+          security: { rate_limit: 1_000_000 },
+          scanning: { workers: Number(process.env.BENCH_PROXY_SCAN_WORKERS ?? 1) },
+          providers: [{ name: 'bench', type: 'openai', base_url: upstream, models: ['*'], max_retries: 0 }],
+          ...extra,
+        }),
+      );
+      // The real thing. If it does not answer, the bench fails rather than measure something else.
+      const served = await child([join(DIST, 'src/cli/warden.js'), 'serve', '--config', cfg], { WARDEN_LOG_LEVEL: 'info' }, /"url":"([^"]+)".*"msg":"warden ready"/);
+      procs.push(served.proc);
+      const t: Target = { name, url: `${served.match[1]}/v1/chat/completions`, headers: { 'x-api-key': KEY }, pid: served.proc.pid };
+      const status = await preflight(t);
+      if (status !== 200) throw new Error(`warden serve (${name}) answered ${status} on /v1/chat/completions`);
+      return t;
+    };
+    targets.push(await serve('Warden (auth, rate limit, scanning)', {}));
+    let redisNote = '';
+    if (process.env.BENCH_PROXY_REDIS === '0') redisNote = 'Warden on Redis not measured: skipped (BENCH_PROXY_REDIS=0)';
+    else {
+      const prefix = `warden-bench-proxy-${process.pid}:`;
+      try {
+        redisTarget = await serve('Warden on Redis (same, stores shared)', { redis: { url: REDIS_URL, key_prefix: prefix } });
+        targets.push(redisTarget);
+        redisPrefix = prefix;
+      } catch (err) {
+        redisNote = `Warden on Redis not measured: ${(err as Error).message.split('\n')[0]}`;
+      }
+    }
 
     // Portkey's open-source gateway in front of the same upstream, if installed.
     const require = createRequire(import.meta.url);
@@ -248,6 +270,9 @@ console.log('PORT ' + f.port);`],
     }
     const w = figures[1]!;
     console.log(`Warden adds ${(w.p50 - base.p50).toFixed(2)} ms at p50 (target <= 1) and ${(w.p99 - base.p99).toFixed(2)} ms at p99 (target <= 3).`);
+    const wr = figures.find((x) => x.name === redisTarget?.name);
+    if (wr) console.log(`Warden on Redis adds ${(wr.p50 - base.p50).toFixed(2)} ms at p50 and ${(wr.p99 - base.p99).toFixed(2)} ms at p99.`);
+    if (redisNote) console.log(redisNote);
     if (portkeyNote) console.log(portkeyNote);
     // Where the time goes: CPU per request of each proxy process. A thread that sleeps between
     // requests pays for waking up on every one; at the max rate those wake-ups are shared.
@@ -256,8 +281,38 @@ console.log('PORT ' + f.port);`],
       console.log(`${x.name}: CPU per request at ${RATE} req/s ${cpuLine(x.cpuPaced)}; at max rate ${cpuLine(x.cpuMax)}`);
     }
   } finally {
-    for (const p of procs) if (p.exitCode === null) p.kill('SIGTERM');
+    // Wait for the servers to finish (a Warden stores its last records on the way out).
+    await Promise.all(
+      procs.map((p) =>
+        p.exitCode !== null || p.signalCode !== null
+          ? undefined
+          : new Promise<void>((resolve) => {
+              const timer = setTimeout(() => (p.kill('SIGKILL'), resolve()), 10_000);
+              p.once('exit', () => (clearTimeout(timer), resolve()));
+              p.kill('SIGTERM');
+            }),
+      ),
+    );
     if (configDir !== null) rmSync(configDir, { recursive: true, force: true });
+    if (redisPrefix !== null) await wipeRedisPrefix(redisPrefix);
+  }
+}
+
+/** Deletes the keys the Redis-backed Warden wrote, so a bench run leaves Redis as it found it. */
+async function wipeRedisPrefix(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) await redis.del(...keys);
+    } while (cursor !== '0');
+  } catch {
+    // Redis gone: nothing to clean.
+  } finally {
+    redis.disconnect();
   }
 }
 
