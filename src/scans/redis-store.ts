@@ -5,12 +5,6 @@ const PAGE_SCAN = 200;
 const MAX_EXAMINED = 20_000;
 
 /**
- * Layout: `<p>scans:rec:<id>` the record JSON with a TTL of retention_days;
- * `<p>scans:idx` and `<p>scans:by-caller:<caller>` sorted sets of ids, all scored 0 so they
- * order by member: ULID ids sort by time, so reverse-lex order is newest first and the
- * retention cut is a lex range. Count bound: ZREMRANGEBYRANK keeps the newest max_scans.
- */
-/**
  * One atomic call per record: the record with its TTL, its id in the index (and in the caller's
  * index, which expires with the newest record), each index cut to the newest `keep`. As a MULTI
  * this was eight commands to encode and eight answers to read; an error in any of them was also
@@ -30,6 +24,12 @@ return #KEYS
 
 type WithPut = Redis & { wardenScanPut(numKeys: number, ...args: (string | number)[]): Promise<number> };
 
+/**
+ * Layout: `<p>scans:rec:<id>` the record JSON with a TTL of retention_days;
+ * `<p>scans:idx` and `<p>scans:by-caller:<caller>` sorted sets of ids, all scored 0 so they
+ * order by member: ULID ids sort by time, so reverse-lex order is newest first and the
+ * retention cut is a lex range. Count bound: ZREMRANGEBYRANK keeps the newest max_scans.
+ */
 export class RedisScanStore implements ScanStore {
   readonly backend = 'redis' as const;
   private readonly redis: WithPut;
