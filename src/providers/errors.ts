@@ -52,6 +52,18 @@ export const upstreamBadResponse = (provider: string, detail: string) =>
     code: 'upstream_bad_response',
   });
 
+/** An answer within max_response_bytes but longer than the scanner takes in one piece: it cannot be
+ * scanned, so it is withheld (`reason` is the scanner's own words, which name the limit). */
+export const upstreamAnswerTooLong = (provider: string, reason: string) =>
+  new UpstreamError(
+    provider,
+    'too_large',
+    502,
+    'upstream_error',
+    `Provider "${provider}" answered with more text than Warden scans in one piece (${reason}); the answer was withheld. Streamed with stream_mode incremental, an answer is scanned window by window.`,
+    { code: 'upstream_response_too_large' },
+  );
+
 export const upstreamTooLarge = (provider: string, limit: number) =>
   new UpstreamError(provider, 'too_large', 502, 'upstream_error', `Provider "${provider}" sent a response larger than ${limit} bytes; it was cut off.`, {
     code: 'upstream_response_too_large',

@@ -2,7 +2,7 @@ import { ApiError } from '../http/errors.js';
 import { log } from '../log.js';
 import { newId } from '../util/ids.js';
 import type { ProviderRouter } from '../providers/router.js';
-import { UpstreamError } from '../providers/errors.js';
+import { UpstreamError, upstreamAnswerTooLong } from '../providers/errors.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest, Usage } from '../providers/types.js';
 import type { SpendTracker } from '../spend/tracker.js';
 import type { Target } from '../scanning/types.js';
@@ -189,7 +189,15 @@ export class ChatService {
     const enforce = settings.mode === 'enforce';
     return async (text, partial) => {
       const t0 = performance.now();
-      const s: ScanOutcome = await this.deps.scanner.scan(text, 'output', { ...base, source: 'output', partial });
+      let s: ScanOutcome;
+      try {
+        s = await this.deps.scanner.scan(text, 'output', { ...base, source: 'output', partial });
+      } catch (err) {
+        // The scanner refuses a text over its input limit (code invalid_input). An answer that
+        // long cannot be scanned, so it is not released: a 502, as for an oversized body.
+        if ((err as { code?: unknown }).code === 'invalid_input') throw upstreamAnswerTooLong(base.provider ?? 'upstream', (err as Error).message);
+        throw err;
+      }
       const verdict: OutputVerdict = {
         blocked: enforce && s.verdict === 'block',
         threat_ids: s.threats.map((t) => t.threat_id),

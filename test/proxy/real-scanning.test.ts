@@ -104,6 +104,41 @@ describe('chat completions scanned by the real scanning pool', function () {
     });
   }
 
+  for (const stream of [false, true]) {
+    it(`withholds an answer longer than the scanner takes in one piece with a 502 (${stream ? 'streamed, buffer mode' : 'not streamed'})`, async () => {
+      h.config.security.stream_mode = 'buffer';
+      // 1,100,000 characters (1.1 MB) in 11 pieces, so a stream of it stays under max_response_bytes.
+      up.queue({ kind: 'reply', pieces: Array.from({ length: 11 }, () => 'word '.repeat(20_000)) });
+      let got = '';
+      let err: unknown;
+      try {
+        if (stream) {
+          for await (const c of await h.client.chat.completions.create({ model: 'fake-model', stream: true, messages: [{ role: 'user', content: 'write a lot' }] })) {
+            got += c.choices[0]?.delta?.content ?? '';
+          }
+        } else {
+          got = (await h.client.chat.completions.create({ model: 'fake-model', messages: [{ role: 'user', content: 'write a lot' }] })).choices[0]!.message.content ?? '';
+        }
+      } catch (e) {
+        err = e;
+      }
+      expect(got).to.equal('');
+      expect((err as InstanceType<typeof OpenAI.APIError>).code).to.equal('upstream_response_too_large');
+      if (!stream) expect((err as InstanceType<typeof OpenAI.APIError>).status).to.equal(502);
+      expect((err as Error).message).to.match(/more text than Warden scans in one piece \(text is 1100000 characters; the limit is 1048576\)/);
+    });
+  }
+
+  it('scans a streamed answer longer than that window by window in incremental mode, and releases it', async () => {
+    h.config.security.stream_mode = 'incremental';
+    up.queue({ kind: 'reply', pieces: Array.from({ length: 11 }, () => 'word '.repeat(20_000)) });
+    let got = '';
+    for await (const c of await h.client.chat.completions.create({ model: 'fake-model', stream: true, messages: [{ role: 'user', content: 'write a lot' }] })) {
+      got += c.choices[0]?.delta?.content ?? '';
+    }
+    expect(got.length).to.equal(1_100_000);
+  });
+
   it('lets a clean conversation through and records one prompt and one output scan', async () => {
     const r = await h.client.chat.completions.create({ model: 'fake-model', messages: [{ role: 'user', content: 'Hello, how are you today?' }] });
     expect(r.choices[0]!.message.content).to.equal('echo: Hello, how are you today?');
