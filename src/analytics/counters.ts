@@ -1,6 +1,7 @@
 import type { UsageRecorded } from '../spend/tracker.js';
 import type { ScanRecord } from '../scans/record.js';
 import type { Counters } from './store.js';
+import { TARGETS, type Verdict } from '../scanning/types.js';
 import { Memo3 } from '../util/memo.js';
 
 /**
@@ -41,31 +42,25 @@ function inc(out: Counters, name: string, n = 1): void {
 
 /**
  * Counter names are built once and reused: every proxied request adds a scan's and a usage's
- * counters, and the names depend only on a few values (verdict, source; provider, model, key).
- * Each cache is bounded and forgotten wholesale when full.
+ * counters. A scan's verdict and source take a handful of values, so their names are tables
+ * built here; usage names depend on provider, model and key, so they are remembered in a
+ * bounded cache forgotten wholesale when full.
  */
 const MAX_CACHED = 4096;
 const SCAN_TOTAL = counterName('scan', 'total', 'count');
-const scanVerdictNames = new Map<string, string>();
-const scanSourceNames = new Map<string, string>();
+const VERDICTS: readonly Verdict[] = ['allow', 'flag', 'block'];
+const VERDICT_NAMES = new Map(VERDICTS.map((v) => [v as string, counterName('scan', 'verdict', 'count', v)]));
+const SOURCE_NAMES = new Map(TARGETS.map((t) => [t as string, counterName('scan', 'source', 'count', t)]));
 /** Where each metric sits among a dimension's names (USAGE_METRICS order). */
 const METRIC = Object.fromEntries(USAGE_METRICS.map((m, i) => [m, i])) as Record<UsageMetric, number>;
-
-function cachedName(cache: Map<string, string>, dimension: string, value: string): string {
-  let name = cache.get(value);
-  if (name === undefined) {
-    if (cache.size >= MAX_CACHED) cache.clear();
-    cache.set(value, (name = counterName('scan', dimension, 'count', value)));
-  }
-  return name;
-}
 
 /** What one finished scan adds. */
 export function scanCounters(r: ScanRecord): Counters {
   const out: Counters = {};
   inc(out, SCAN_TOTAL);
-  inc(out, cachedName(scanVerdictNames, 'verdict', r.verdict));
-  inc(out, cachedName(scanSourceNames, 'source', r.source));
+  // A value outside the tables (none today) still gets its name, built on the spot.
+  inc(out, VERDICT_NAMES.get(r.verdict) ?? counterName('scan', 'verdict', 'count', r.verdict));
+  inc(out, SOURCE_NAMES.get(r.source) ?? counterName('scan', 'source', 'count', r.source));
   for (const t of r.threats) {
     inc(out, counterName('threat', 'total', 'count'));
     inc(out, counterName('threat', 'attack_type', 'count', t.attack_type));
