@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
 import { paced, percentile } from './paced.js';
+import { wipePrefix } from '../test/support/redis.js';
 
 /** The part of autocannon this bench uses (the package ships no types). */
 interface AutocannonResult {
@@ -303,12 +304,7 @@ async function wipeRedisPrefix(prefix: string): Promise<void> {
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
     await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
+    await wipePrefix(redis, prefix);
   } catch {
     // Redis gone: nothing to clean.
   } finally {
