@@ -80,6 +80,7 @@ export interface WardenConfig {
     workers: number;
     inline_max_chars?: number;
     rules_dir?: string;
+    rules_paths: string[];
     watch_rules: boolean;
     enabled_plugins?: string[];
     plugin_dirs: string[];

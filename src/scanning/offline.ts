@@ -11,6 +11,8 @@ import type { Target } from './types.js';
 
 export interface OfflineOptions {
   rulesDir?: string;
+  /** More rule directories loaded beside rulesDir (default: the shipped rules/). */
+  rulesPaths?: string[];
   pluginDirs?: string[];
   builtinPlugins?: boolean;
   enabledPlugins?: string[];
@@ -30,7 +32,7 @@ export interface OfflineScanner {
 }
 
 export async function createOfflineScanner(options: OfflineOptions = {}): Promise<OfflineScanner> {
-  const rules = loadRuleSet(options.rulesDir ?? DEFAULT_RULES_DIR);
+  const rules = loadRuleSet([options.rulesDir ?? DEFAULT_RULES_DIR, ...(options.rulesPaths ?? [])]);
   const engine = await Engine.create({
     rules,
     pluginDirs: [...(options.builtinPlugins === false ? [] : [BUILTIN_PLUGIN_DIR]), ...(options.pluginDirs ?? [])],

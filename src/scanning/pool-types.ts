@@ -8,6 +8,8 @@ import type { Target } from './types.js';
 export interface ScanPoolOptions {
   /** Directory (or file) of rule YAML. Default <repo>/rules. */
   rulesDir?: string;
+  /** More rule directories (or files) loaded beside rulesDir, as one set (`scanning.rules_paths`). */
+  rulesPaths?: string[];
   /** Extra plugin directories searched after the built-in dist/plugins (e.g. test fixtures). */
   pluginDirs?: string[];
   /** false: only `pluginDirs`, no built-in plugins. Default true. */
@@ -92,6 +94,7 @@ export interface ScanPoolStats {
   rulesVersion: string;
   ruleCount: number;
   rulesDir: string;
+  rulesPaths: string[];
   plugins: PluginInfo[];
   pluginLoadErrors: PluginLoadError[];
   lastReload: ReloadResult | null;

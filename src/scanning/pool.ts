@@ -64,6 +64,7 @@ const MAX_SPARE_PROGRESS_BUFFERS = 64;
 export class ScanPool {
   private readonly opts: Required<Pick<ScanPoolOptions, 'workers' | 'scanTimeoutMs' | 'maxQueue' | 'maxInputChars' | 'inlineMaxChars' | 'inlineShare'>> & ScanPoolOptions;
   private readonly rulesDir: string;
+  private readonly rulesPaths: string[];
   private readonly pluginDirs: string[];
   private readonly metrics: ScanMetrics;
   private readonly events = new EventEmitter();
@@ -88,6 +89,7 @@ export class ScanPool {
   private constructor(opts: ScanPool['opts'], rulesDir: string, pluginDirs: string[], gen: Generation, metrics: ScanMetrics) {
     this.opts = opts;
     this.rulesDir = rulesDir;
+    this.rulesPaths = opts.rulesPaths ?? [];
     this.pluginDirs = pluginDirs;
     this.gen = gen;
     this.metrics = metrics;
@@ -112,7 +114,7 @@ export class ScanPool {
     const inlineMaxChars = Math.max(0, Math.floor(options.inlineMaxChars ?? (onlyBuiltin ? INLINE_MAX_CHARS : 0)));
     const inlineShare = Math.min(1, Math.max(0, options.inlineShare ?? 0.25));
     const fullOpts = { ...opts, inlineMaxChars, inlineShare };
-    const rules = loadRuleSet(rulesDir);
+    const rules = loadRuleSet([rulesDir, ...(options.rulesPaths ?? [])]);
     const gen = await startGeneration(rules, { pluginDirs, enabledPlugins: options.enabledPlugins, pluginConfig: options.pluginConfig }, opts.workers, inlineMaxChars > 0);
     const metrics = createScanMetrics(options.metrics);
     const pool = new ScanPool(fullOpts, rulesDir, pluginDirs, gen, metrics);
@@ -123,7 +125,7 @@ export class ScanPool {
       ruleCount: () => pool.gen.describe.ruleCount,
     });
     if (options.onReload) pool.onReload(options.onReload);
-    if (options.watch) pool.watcher = watchRules(rulesDir, () => void pool.reload());
+    if (options.watch) pool.watcher = watchRules([rulesDir, ...pool.rulesPaths], () => void pool.reload());
     for (const e of gen.describe.loadErrors) log.warn({ plugin: e.plugin, path: e.path }, `plugin skipped: ${e.message}`);
     return pool;
   }
@@ -186,6 +188,7 @@ export class ScanPool {
       rulesVersion: g.describe.rulesVersion,
       ruleCount: g.describe.ruleCount,
       rulesDir: this.rulesDir,
+      rulesPaths: this.rulesPaths,
       plugins: g.describe.plugins,
       pluginLoadErrors: g.describe.loadErrors,
       lastReload: this.lastReload,
@@ -424,7 +427,7 @@ export class ScanPool {
 
   private async doReload(changes: { enabledPlugins?: string[]; pluginConfig?: Record<string, Record<string, unknown>> }): Promise<ReloadResult> {
     const result = await reloadGeneration(this.gen, changes, {
-      rulesDir: this.rulesDir,
+      rulesDir: [this.rulesDir, ...this.rulesPaths],
       pluginDirs: this.pluginDirs,
       enabledPlugins: this.enabledPlugins,
       pluginConfig: this.pluginConfig,

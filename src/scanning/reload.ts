@@ -17,7 +17,8 @@ export async function reloadGeneration(
   previous: Generation,
   changes: PluginSettings,
   ctx: PluginSettings & {
-    rulesDir: string;
+    /** The rule directories (or files), loaded as one set. */
+    rulesDir: string | readonly string[];
     pluginDirs: string[];
     workers: number;
     inline: boolean;

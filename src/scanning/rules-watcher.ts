@@ -9,25 +9,29 @@ export interface RulesWatcher {
   close(): void;
 }
 
-export function watchRules(rulesDir: string, onChange: () => void): RulesWatcher {
-  let watcher: FSWatcher | null = null;
+/** Watches each of the rule directories (the shipped one and `scanning.rules_paths`); one callback per burst across all of them. */
+export function watchRules(rulesDirs: string | readonly string[], onChange: () => void): RulesWatcher {
+  const watchers: FSWatcher[] = [];
   let timer: NodeJS.Timeout | null = null;
-  try {
-    watcher = watch(rulesDir, () => {
-      // Editors write in bursts (temp file, rename): reload once things settle.
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(() => {
-        timer = null;
-        onChange();
-      }, SETTLE_MS);
-    });
-    watcher.on('error', (err) => log.warn({ err: err.message }, 'rules watcher failed'));
-  } catch (err) {
-    log.warn({ err: (err as Error).message, rulesDir }, 'cannot watch rules directory');
+  for (const rulesDir of typeof rulesDirs === 'string' ? [rulesDirs] : rulesDirs) {
+    try {
+      const watcher = watch(rulesDir, () => {
+        // Editors write in bursts (temp file, rename): reload once things settle.
+        if (timer) clearTimeout(timer);
+        timer = setTimeout(() => {
+          timer = null;
+          onChange();
+        }, SETTLE_MS);
+      });
+      watcher.on('error', (err) => log.warn({ err: err.message, rulesDir }, 'rules watcher failed'));
+      watchers.push(watcher);
+    } catch (err) {
+      log.warn({ err: (err as Error).message, rulesDir }, 'cannot watch rules directory');
+    }
   }
   return {
     close() {
-      watcher?.close();
+      for (const w of watchers) w.close();
       if (timer) clearTimeout(timer);
     },
   };

@@ -64,14 +64,22 @@ export function ruleFiles(path: string): string[] {
     .map((n) => join(abs, n));
 }
 
-/** Loads and validates every rule file under `path` (a directory or one file). Throws RuleLoadError. */
-export function loadRuleSet(path: string): RuleSet {
-  let files: string[];
-  try {
-    files = ruleFiles(path);
-  } catch (err) {
-    throw new RuleLoadError([{ kind: 'io', path, message: `cannot read rules: ${(err as Error).message}` }]);
+/**
+ * Loads and validates every rule file under `path` (a directory or one file), or under each of
+ * several paths (the shipped rules/ and `scanning.rules_paths` beside them): one set, rule ids
+ * unique across all of them. Throws RuleLoadError.
+ */
+export function loadRuleSet(path: string | readonly string[]): RuleSet {
+  const files: string[] = [];
+  const unreadable: RuleIssue[] = [];
+  for (const p of typeof path === 'string' ? [path] : path) {
+    try {
+      for (const f of ruleFiles(p)) if (!files.includes(f)) files.push(f);
+    } catch (err) {
+      unreadable.push({ kind: 'io', path: p, message: `cannot read rules: ${(err as Error).message}` });
+    }
   }
+  if (unreadable.length > 0) throw new RuleLoadError(unreadable);
   const sources = files.map((f) => {
     try {
       return { path: f, text: readFileSync(f, 'utf8') };
@@ -160,16 +168,19 @@ function parseRuleFile(path: string, text: string, issues: RuleIssue[]): RuleSpe
         issues.push(schemaIssue(path, doc, index, err, ruleId, at, ruleLine));
       }
     }
+    // Every pattern goes to RE2 even when the rule has schema errors: lint shows all the problems at once.
+    const patterns = (item as { patterns?: unknown })?.patterns;
+    if (Array.isArray(patterns)) {
+      patterns.forEach((pattern: unknown, p) => {
+        if (typeof pattern !== 'string') return;
+        const err = re2Error(pattern);
+        if (err === null) return;
+        const node = doc.getIn([index, 'patterns', p], true) as Node | undefined;
+        issues.push({ kind: 'bad_pattern', path, ...at(constructOffset(node, pattern, err)), ruleId, pattern, message: `RE2 cannot compile it: ${clip(err, 200)}${hint(err)}` });
+      });
+    }
     if (issues.length > before) return;
     const rule = item as RuleDefinition;
-    rule.patterns.forEach((pattern, p) => {
-      try {
-        new RE2(pattern, 'iu');
-      } catch (err) {
-        const pos = at((doc.getIn([index, 'patterns', p], true) as Node | undefined)?.range?.[0]);
-        issues.push({ kind: 'bad_pattern', path, ...pos, ruleId: rule.id, pattern, message: `RE2 cannot compile it: ${clip((err as Error).message, 200)}` });
-      }
-    });
     const cond = rule.condition;
     if (typeof cond === 'object' && cond.at_least > rule.patterns.length) {
       const pos = at((doc.getIn([index, 'condition'], true) as Node | undefined)?.range?.[0]);
@@ -216,6 +227,36 @@ function schemaIssue(
   if (err.keyword === 'enum') message += `: ${(err.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
   if (err.keyword !== 'required' && isScalar(node)) message += ` (got ${clip(JSON.stringify(node.value), 80)})`;
   return { kind: err.keyword === 'required' ? 'schema' : 'bad_value', path, ...pos, ruleId, pattern, message };
+}
+
+/** RE2 is the judge of what a pattern may use (the engine compiles with it, flags `iu`): its error, or null. */
+function re2Error(pattern: string): string | null {
+  try {
+    new RE2(pattern, 'iu');
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/** RE2 names the construct it refused (`invalid perl operator: (?=`); the position points at it in the file when it can be found. */
+function constructOffset(node: Node | undefined, pattern: string, err: string): number | undefined {
+  const start = node?.range?.[0];
+  if (start === undefined) return undefined;
+  const construct = /: (.+)$/.exec(err)?.[1];
+  const at = construct ? pattern.indexOf(construct) : -1;
+  if (at < 0 || !isScalar(node)) return start;
+  // A quoted scalar starts with its quote; plain and single-quoted text has the pattern's characters one for one before `at` (close enough for double quotes too).
+  const quoted = node.type === 'QUOTE_SINGLE' || node.type === 'QUOTE_DOUBLE' ? 1 : 0;
+  return start + quoted + at;
+}
+
+/** What to write instead, for the constructs RE2 leaves out by design (linear-time matching). */
+function hint(err: string): string {
+  if (/\(\?[=!]|\(\?<[=!]/.test(err)) return ' (RE2 has no look-ahead or look-behind: match the text itself, or split the rule into patterns with condition: all)';
+  if (/invalid escape sequence: \\[1-9k]/.test(err)) return ' (RE2 has no backreferences)';
+  if (/\(\?>|\+\+|\*\+|\?\+/.test(err)) return ' (RE2 has no atomic groups or possessive quantifiers; they are not needed: RE2 never backtracks)';
+  return '';
 }
 
 /** Long patterns would drown the message: keep the head, say how long the rest was. */
