@@ -107,6 +107,15 @@ export class ScanService {
     );
   }
 
+  /** Which texts the policy would flag (or block), scanned as one batch: no record, no event,
+   * no metric. RAG sanitising uses it to find the sentences that carry an injection. */
+  async flaggedOnly(texts: string[], target: Target): Promise<boolean[]> {
+    if (texts.length === 0) return [];
+    const policy = this.policyOf(this.deps.config());
+    const outcomes = await this.outcomesOf(texts.map((text) => ({ text, target })));
+    return outcomes.map((o) => applyPolicy(o, policy).verdict !== 'allow');
+  }
+
   private async outcomesOf(parts: { text: string; target: Target }[]): Promise<DetectionResult[]> {
     const results = await this.deps.pool.scanBatch(parts.map((p) => ({ text: p.text, target: p.target })));
     return results.map((r) => {

@@ -142,7 +142,7 @@ export function registerScanRoutes(api: Api, services: Services, scans: { servic
               properties: { id: { type: 'string', maxLength: 200 }, content: { type: 'string', maxLength: MAX_TEXT }, metadata: { type: 'object' } },
             },
           },
-          sanitize: { type: 'boolean', default: false, description: 'Also return every document with the lines holding injected instructions removed.' },
+          sanitize: { type: 'boolean', default: false, description: 'Also return every document with the sentences holding injected instructions removed (a whole document only when it is the injection as a whole); `removed` lists each cut with its text and rule ids.' },
         },
       },
       responses: {
@@ -155,7 +155,29 @@ export function registerScanRoutes(api: Api, services: Services, scans: { servic
               query: { anyOf: [result, { type: 'null' }] },
               results: { type: 'array', items: { allOf: [result, { type: 'object', properties: { id: { type: 'string' } } }] } },
               flagged_ids: { type: 'array', items: { type: 'string' } },
-              documents: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, content: { type: 'string' }, removed: { type: 'array', items: spanSchema } } } },
+              documents: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    id: { type: 'string' },
+                    content: { type: 'string' },
+                    removed: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        required: ['start', 'end', 'text', 'unit', 'rule_ids'],
+                        properties: {
+                          ...spanSchema.properties,
+                          text: { type: 'string', description: 'The removed text.' },
+                          unit: { enum: ['sentence', 'document'], description: 'document: nothing smaller carried the injection.' },
+                          rule_ids: { type: 'array', items: { type: 'string' }, description: "Rules of the threats behind the cut; 'located' for a sentence flagged when scanned on its own." },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
               summary: { type: 'object' },
             },
           },
@@ -174,12 +196,13 @@ export function registerScanRoutes(api: Api, services: Services, scans: { servic
         ),
       ]);
       const records = docs as ScanRecord[];
+      const probe = (texts: string[]) => scans.service.flaggedOnly(texts, 'rag');
       const flaggedIds = ids.filter((_, i) => records[i]!.flagged);
       ctx.body = {
         query: query ? resultOf(query) : null,
         results: records.map((r, i) => ({ id: ids[i], ...resultOf(r) })),
         flagged_ids: flaggedIds,
-        ...(body.sanitize ? { documents: body.documents.map((d, i) => ({ id: ids[i], ...sanitize(d.content, records[i]!) })) } : {}),
+        ...(body.sanitize ? { documents: await Promise.all(body.documents.map(async (d, i) => ({ id: ids[i], ...(await sanitize(d.content, records[i]!, probe)) }))) } : {}),
         summary: { total: records.length, flagged: flaggedIds.length, blocked: records.filter((r) => r.verdict === 'block').length },
       };
     },
