@@ -11,10 +11,10 @@ const model: JsonSchema = {
 
 /**
  * GET /v1/models and GET /v1/models/{model}: OpenAI's model list, so an OpenAI SDK's
- * `client.models.list()` works against Warden: the literal names of `providers[].models`
- * (src/providers/models.ts says which).
+ * `client.models.list()` works against Warden: the names of `providers[].models`, globs expanded
+ * against the providers' own listings (src/providers/models.ts says which).
  */
-export function registerModelRoutes(api: Api, models: () => ListedModel[], startedAt: Date): void {
+export function registerModelRoutes(api: Api, models: () => Promise<ListedModel[]>, startedAt: Date): void {
   const created = Math.floor(startedAt.getTime() / 1000);
   const objectOf = (m: ListedModel) => ({ id: m.id, object: 'model' as const, created, owned_by: m.owned_by });
   api.add(
@@ -23,7 +23,7 @@ export function registerModelRoutes(api: Api, models: () => ListedModel[], start
       path: '/v1/models',
       operationId: 'listModels',
       summary: 'Models the configured providers serve (OpenAI shape)',
-      description: 'Literal names from `providers[].models`; glob patterns are not listed. `owned_by` is the provider name.',
+      description: 'Literal names from `providers[].models`, and for a glob (`fake-*`) the names the provider listed at its last health check that match it (refreshed with the health checks). `owned_by` is the provider name.',
       tags: ['proxy'],
       auth: true,
       roles: ['admin', 'service'],
@@ -32,8 +32,8 @@ export function registerModelRoutes(api: Api, models: () => ListedModel[], start
         ...protectedErrors,
       },
     },
-    (ctx) => {
-      ctx.body = { object: 'list', data: models().map(objectOf) };
+    async (ctx) => {
+      ctx.body = { object: 'list', data: (await models()).map(objectOf) };
     },
   );
   api.add(
@@ -47,8 +47,8 @@ export function registerModelRoutes(api: Api, models: () => ListedModel[], start
       roles: ['admin', 'service'],
       responses: { '200': { description: 'The model.', schema: model }, ...protectedErrors, ...notFoundError },
     },
-    (ctx) => {
-      const found = models().find((m) => m.id === ctx.params.model);
+    async (ctx) => {
+      const found = (await models()).find((m) => m.id === ctx.params.model);
       if (!found) throw new WardenError(404, 'not_found_error', `No configured provider lists the model "${ctx.params.model}".`, { code: 'model_not_found', param: 'model' });
       ctx.body = objectOf(found);
     },

@@ -31,13 +31,14 @@ describe('GET /v1/models (OpenAI SDK client.models)', function () {
     return ((await made.json()) as { key: string }).key;
   };
 
-  it('client.models.list() returns every literal model name once, owned by the provider tried first', async function () {
+  it('client.models.list() returns every model once, owned by the provider tried first: literal names, and globs expanded against the upstream listing', async function () {
     const client = new OpenAI({ apiKey: await key('service'), baseURL: `${w.url}/v1`, maxRetries: 0 });
     const models = [];
     for await (const m of client.models.list()) models.push(m);
     expect(models.map((m) => [m.id, m.owned_by])).to.deep.equal([
       ['gpt-4o', 'first'],
       ['gpt-4o-mini', 'first'],
+      ['fake-model', 'second'], // fake-* (and local's *) against the upstream's listing; claude-* matches nothing listed
       ['claude-sonnet-4', 'claude'],
     ]);
     for (const m of models) {
@@ -46,12 +47,13 @@ describe('GET /v1/models (OpenAI SDK client.models)', function () {
     }
   });
 
-  it('client.models.retrieve() finds a listed model and raises NotFoundError for one no provider lists', async function () {
+  it('client.models.retrieve() finds a listed model (literal or by glob) and raises NotFoundError for one no provider lists', async function () {
     const client = new OpenAI({ apiKey: w.adminKey, baseURL: `${w.url}/v1`, maxRetries: 0 });
     expect(await client.models.retrieve('gpt-4o-mini')).to.deep.include({ id: 'gpt-4o-mini', object: 'model', owned_by: 'first' });
+    expect(await client.models.retrieve('fake-model')).to.deep.include({ id: 'fake-model', object: 'model', owned_by: 'second' });
     let error: unknown;
     try {
-      await client.models.retrieve('fake-model'); // served by the glob fake-*, but not a listed name
+      await client.models.retrieve('claude-3-opus'); // claude-* would route it, but the upstream does not list it
     } catch (err) {
       error = err;
     }
