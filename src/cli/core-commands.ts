@@ -5,7 +5,6 @@ import { hashPassword } from '../auth/passwords.js';
 import { loadConfig } from '../config/load.js';
 import { ROLES, type Role } from '../config/types.js';
 import { log } from '../log.js';
-import { startServer } from '../server.js';
 import { storageBackendOf } from '../storage/index.js';
 import { openDatabase } from '../storage/sqlite/database.js';
 import { SqliteApiKeyStore } from '../storage/sqlite/keys.js';
@@ -18,6 +17,8 @@ export function registerCoreCommands(program: Command): void {
     .option('-c, --config <file>', 'warden.yaml (default: $WARDEN_CONFIG, else embedded defaults)')
     .action(async (opts: { config?: string }) => {
       const { config, path } = loadConfig({ path: opts.config });
+      // Loaded here, not at the top: other commands (`warden scan --server` in a CI step) start without the server's modules.
+      const { startServer } = await import('../server.js');
       await startServer({ config, configPath: path, handleSignals: true });
     });
 

@@ -1,26 +1,41 @@
 /**
- * `warden scan`: offline, in-process scanning. Input is the TEXT argument, or stdin, or
- * `--file rows.jsonl` with one {"text": ..., "id"?: ..., "target"?: ...} per line. Output is
- * one JSON verdict per input line (JSONL). A bad row gets an {"line", "error"} entry in its
- * place and the rest are still scanned; the exit code is then 1. Exit 0 otherwise, whatever
- * the verdicts (use `jq` on the output to gate on them).
+ * `warden scan`: gates text, files and JSONL rows, offline (the detectors in this process) or,
+ * with `--server URL`, through a running Warden (no detector start-up per call). Output is one
+ * JSON verdict per input (JSONL), in order; a summary goes to stderr. The exit code is the gate
+ * (docs/scanning.md, "warden scan in CI"):
+ *   0  nothing reached --fail-on (default block)
+ *   1  at least one input reached it: blocked (or, with --fail-on flag, flagged or blocked)
+ *   2  usage: a bad option, value or configuration; nothing was scanned
+ *   3  an input could not be scanned (bad JSONL row, unreadable file, server error); the others were
+ * When several apply, the highest wins: 2, then 3, then 1.
+ * Other modes of the command (e.g. `--job`) plug in through addScanMode().
  */
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
-import { createGunzip } from 'node:zlib';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/load.js';
 import { pluginConfigOf } from '../../scan-service/plugin-config.js';
-import { createOfflineScanner, type OfflineOptions, type OfflineScanner } from '../../scanning/offline.js';
-import type { PolicyResult, ScanPolicy } from '../../scanning/policy.js';
+import type { OfflineOptions, OfflineScanner } from '../../scanning/offline.js';
+import type { ScanPolicy } from '../../scanning/policy.js';
 import { SEVERITIES, TARGETS, type Target } from '../../scanning/types.js';
+import { jsonlRows, openJsonl, scanItems, type ItemOrigin, type ScanItem } from '../scan/inputs.js';
+import { remoteScanner, type RemoteVerdict } from '../scan/remote.js';
 import { stdio, type CliIO } from './rules.js';
+
+/** The exit codes of `warden scan` (documented in docs/scanning.md). */
+export const SCAN_EXIT = { clean: 0, failOn: 1, usage: 2, error: 3 } as const;
+export const FAIL_ON = ['block', 'flag', 'never'] as const;
+export type FailOn = (typeof FAIL_ON)[number];
 
 export interface ScanCliOptions {
   config?: string;
   file?: string;
+  /** What the text is, as the API names it. */
+  source?: string;
+  /** Deprecated spelling of source. */
   target?: string;
-  rules?: string;
+  /** Rule directories added beside the shipped rules (repeatable). */
+  rules?: string[];
+  /** A rule directory that replaces the shipped rules. */
+  rulesDir?: string;
   pluginDir?: string[];
   enable?: string;
   mode?: string;
@@ -42,6 +57,7 @@ function fromConfig(path: string | undefined): OfflineOptions {
   const { scanning, security } = loaded.config;
   return {
     rulesDir: scanning.rules_dir,
+    rulesPaths: scanning.rules_paths,
     pluginDirs: scanning.plugin_dirs,
     enabledPlugins: scanning.enabled_plugins,
     pluginConfig: pluginConfigOf(loaded.config),
@@ -63,7 +79,8 @@ export function scannerOptions(o: ScanCliOptions): OfflineOptions {
     policy.block_severity = o.blockSeverity as ScanPolicy['block_severity'];
   }
   return {
-    rulesDir: o.rules ?? base.rulesDir,
+    rulesDir: o.rulesDir ?? base.rulesDir,
+    rulesPaths: [...(base.rulesPaths ?? []), ...(o.rules ?? [])],
     pluginDirs: o.pluginDir ?? base.pluginDirs,
     enabledPlugins: o.enable ? o.enable.split(',').map((s) => s.trim()).filter(Boolean) : base.enabledPlugins,
     pluginConfig: base.pluginConfig,
@@ -77,63 +94,44 @@ export function checkTarget(t: string | undefined, what = '--target'): Target {
   return target;
 }
 
-function verdictLine(r: PolicyResult & { latency_ms: number }, extra: Record<string, unknown>): string {
-  return JSON.stringify({
-    ...extra,
+/** The verdict fields of an offline result, as the API names them (threat ids are the server's). */
+function offlineVerdict(r: Awaited<ReturnType<OfflineScanner['scanAsync']>>): RemoteVerdict {
+  return {
     verdict: r.verdict,
     flagged: r.flagged,
     risk_score: r.risk_score,
     threats: r.threats.map(({ threat_id: _id, ...t }) => t),
     ...(r.error ? { error: r.error } : {}),
     latency_ms: r.latency_ms,
-  });
+  };
 }
 
-/** Reads JSONL rows; calls `row` for good ones and `bad` for lines that are not {"text": string}. */
+/** Reads JSONL rows; calls `row` for good ones and `bad` for lines that are not {"text": string} (used by `warden eval`). */
 export async function readJsonl(
   path: string,
   row: (value: Record<string, unknown>, line: number) => void | Promise<void>,
   bad: (line: number, message: string) => void,
 ): Promise<void> {
-  // A .gz file (e.g. data/corpus/corpus.jsonl.gz) is read through gunzip.
-  const file = createReadStream(path);
-  const input = path.endsWith('.gz') ? file.pipe(createGunzip()) : file;
-  file.on('error', (err) => input.destroy(err));
-  input.setEncoding('utf8');
-  const rl = createInterface({ input, crlfDelay: Infinity });
-  let line = 0;
-  for await (const raw of rl) {
-    line++;
-    if (raw.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (err) {
-      bad(line, `not JSON: ${(err as Error).message}`);
-      continue;
-    }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      bad(line, 'each line must be a JSON object');
-      continue;
-    }
-    if (typeof (value as { text?: unknown }).text !== 'string') {
-      bad(line, 'missing "text" (a string)');
-      continue;
-    }
-    await row(value as Record<string, unknown>, line);
+  for await (const r of jsonlRows(openJsonl(path))) {
+    if ('error' in r) bad(r.line, r.error);
+    else await row(r.value, r.line);
   }
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+/** The source given by --source, or by the deprecated --target (with a warning). */
+function sourceOption(o: ScanCliOptions, io: CliIO): string | undefined {
+  if (o.target !== undefined) {
+    io.err('warden: --target is deprecated, use --source (the name the API uses)');
+    if (o.source !== undefined && o.source !== o.target) throw new CliUsageError(`--source "${o.source}" and --target "${o.target}" disagree; give only --source`);
+  }
+  return o.source ?? o.target;
 }
 
-/** Checks the target and builds the offline scanner; on failure prints why and gives the exit code (2 usage, 1 other). */
+/** Checks the source and builds the offline scanner; on failure prints why and gives the exit code (2 usage, 1 other). */
 export async function openScanner(command: string, o: ScanCliOptions, io: CliIO): Promise<{ scanner: OfflineScanner; target: Target } | number> {
   try {
-    const target = checkTarget(o.target);
+    const target = checkTarget(sourceOption(o, io), o.target !== undefined && o.source === undefined ? '--target' : '--source');
+    const { createOfflineScanner } = await import('../../scanning/offline.js');
     return { scanner: await createOfflineScanner(scannerOptions(o)), target };
   } catch (err) {
     io.err(`warden ${command}: ${(err as Error).message}`);
@@ -141,51 +139,115 @@ export async function openScanner(command: string, o: ScanCliOptions, io: CliIO)
   }
 }
 
-export async function runScan(text: string | undefined, o: ScanCliOptions, io: CliIO = stdio): Promise<number> {
-  const opened = await openScanner('scan', o, io);
-  if (typeof opened === 'number') return opened;
-  const { scanner, target } = opened;
-  if (text !== undefined && o.file !== undefined) {
-    io.err('warden scan: give either TEXT or --file, not both');
-    return 2;
-  }
-  if (o.file !== undefined) {
-    let bad = 0;
-    try {
-      await readJsonl(
-        o.file,
-        async (row, line) => {
-          let rowTarget = target;
-          if (row.target !== undefined) {
-            try {
-              rowTarget = checkTarget(row.target as string, '"target"');
-            } catch (err) {
-              bad++;
-              io.out(JSON.stringify({ line, ...(row.id !== undefined ? { id: row.id } : {}), error: (err as Error).message }));
-              return;
-            }
-          }
-          io.out(verdictLine(await scanner.scanAsync(row.text as string, rowTarget), { line, ...(row.id !== undefined ? { id: row.id } : {}) }));
-        },
-        (line, message) => {
-          bad++;
-          io.out(JSON.stringify({ line, error: message }));
-        },
-      );
-    } catch (err) {
-      io.err(`warden scan: cannot read ${o.file}: ${(err as Error).message}`);
-      return 1;
+export interface ScanRunOptions extends ScanCliOptions {
+  failOn?: string;
+  server?: string;
+  apiKey?: string;
+  batchSize?: string;
+  jsonl?: boolean;
+}
+
+/** Offline-only options, refused with --server (the server scans with its own configuration). */
+const OFFLINE_ONLY: Array<[keyof ScanRunOptions, string]> = [
+  ['config', '--config'],
+  ['rules', '--rules'],
+  ['rulesDir', '--rules-dir'],
+  ['pluginDir', '--plugin-dir'],
+  ['enable', '--enable'],
+  ['mode', '--mode'],
+  ['blockSeverity', '--block-severity'],
+];
+
+type Scan = (items: Array<{ text: string; source: Target }>) => Promise<RemoteVerdict[]>;
+
+/** Validates the options and opens the scanner: in this process, or the server's. */
+async function openScan(o: ScanRunOptions, io: CliIO): Promise<{ scan: Scan; source: Target; batch: number } | number> {
+  try {
+    if (o.server !== undefined) {
+      const offline = OFFLINE_ONLY.filter(([k]) => o[k] !== undefined && !(Array.isArray(o[k]) && (o[k] as unknown[]).length === 0)).map(([, f]) => f);
+      if (offline.length > 0) throw new CliUsageError(`${offline.join(', ')} only apply to offline scans; with --server the server scans with its own configuration`);
+      const source = checkTarget(sourceOption(o, io), '--source');
+      const batch = Number(o.batchSize ?? 100);
+      if (!Number.isInteger(batch) || batch < 1) throw new CliUsageError(`--batch-size must be a positive integer (got "${o.batchSize}")`);
+      const remote = (() => {
+        try {
+          return remoteScanner(o.server, o.apiKey ?? process.env.WARDEN_API_KEY);
+        } catch (err) {
+          throw new CliUsageError((err as Error).message);
+        }
+      })();
+      return { scan: (items) => remote.scanBatch(items), source, batch };
     }
-    if (bad > 0) io.err(`warden scan: ${bad} bad row(s) in ${o.file}`);
-    return bad > 0 ? 1 : 0;
+    if (o.batchSize !== undefined || o.apiKey !== undefined) throw new CliUsageError('--batch-size and --api-key only apply with --server');
+  } catch (err) {
+    io.err(`warden scan: ${(err as Error).message}`);
+    return SCAN_EXIT.usage;
   }
-  const input = text ?? (process.stdin.isTTY ? undefined : await readStdin());
-  if (input === undefined) {
-    io.err('warden scan: give TEXT, --file rows.jsonl, or pipe text on stdin');
-    return 2;
+  const opened = await openScanner('scan', o, io);
+  if (typeof opened === 'number') return opened === 2 ? SCAN_EXIT.usage : SCAN_EXIT.error;
+  const { scanner, target } = opened;
+  return { scan: (items) => Promise.all(items.map(async (it) => offlineVerdict(await scanner.scanAsync(it.text, it.source)))), source: target, batch: 1 };
+}
+
+export async function runScan(args: string | string[] | undefined, o: ScanRunOptions, io: CliIO = stdio, stdin: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin): Promise<number> {
+  const inputs = args === undefined ? [] : typeof args === 'string' ? [args] : args;
+  const failOn = (o.failOn ?? 'block') as FailOn;
+  if (!FAIL_ON.includes(failOn)) {
+    io.err(`warden scan: --fail-on must be one of ${FAIL_ON.join(', ')} (got "${o.failOn}")`);
+    return SCAN_EXIT.usage;
   }
-  io.out(verdictLine(await scanner.scanAsync(input, target), {}));
-  return 0;
+  if (inputs.length === 0 && o.file === undefined && stdin.isTTY) {
+    io.err('warden scan: give TEXT, FILE or DIRECTORY arguments, --file rows.jsonl, or pipe input on stdin (one text, or JSONL rows with --jsonl)');
+    return SCAN_EXIT.usage;
+  }
+  const opened = await openScan(o, io);
+  if (typeof opened === 'number') return opened;
+  const { scan, source, batch } = opened;
+  const counts = { inputs: 0, allow: 0, flag: 0, block: 0, errors: 0 };
+  const pending: Array<{ item: ScanItem & { kind: 'text' }; source: Target } | { bad: string; origin: ItemOrigin }> = [];
+  const emit = (origin: ItemOrigin, fields: Record<string, unknown>) => io.out(JSON.stringify({ ...origin, ...fields }));
+  const flush = async () => {
+    const texts = pending.flatMap((p) => ('item' in p ? [{ text: p.item.text, source: p.source }] : []));
+    const verdicts = texts.length > 0 ? await scan(texts) : [];
+    let v = 0;
+    for (const p of pending.splice(0)) {
+      counts.inputs++;
+      if ('bad' in p) {
+        counts.errors++;
+        emit(p.origin, { error: p.bad });
+        continue;
+      }
+      const verdict = verdicts[v++]!;
+      if (verdict.verdict === undefined) counts.errors++;
+      else counts[verdict.verdict]++;
+      emit(p.item.origin, verdict);
+    }
+  };
+  let aborted: string | null = null;
+  try {
+    for await (const item of scanItems({ args: inputs, file: o.file, jsonl: o.jsonl, stdin })) {
+      if (item.kind === 'bad') pending.push({ bad: item.error, origin: item.origin });
+      else {
+        try {
+          pending.push({ item, source: item.source === undefined ? source : checkTarget(item.source, '"source"') });
+        } catch (err) {
+          pending.push({ bad: (err as Error).message, origin: item.origin });
+        }
+      }
+      if (pending.length >= batch) await flush();
+    }
+    await flush();
+  } catch (err) {
+    aborted = (err as Error).message;
+  }
+  const tripped = failOn === 'never' ? 0 : counts.block + (failOn === 'flag' ? counts.flag : 0);
+  const code = aborted !== null || counts.errors > 0 ? SCAN_EXIT.error : tripped > 0 ? SCAN_EXIT.failOn : SCAN_EXIT.clean;
+  if (aborted !== null) io.err(`warden scan: stopped: ${aborted}`);
+  io.err(
+    `warden scan: ${counts.inputs} input(s): ${counts.allow} allowed, ${counts.flag} flagged, ${counts.block} blocked, ${counts.errors} could not be scanned; ` +
+      `exit ${code} (--fail-on ${failOn}${o.server !== undefined ? `, server ${o.server}` : ''})`,
+  );
+  return code;
 }
 
 function collect(value: string, previous: string[] = []): string[] {
@@ -195,22 +257,51 @@ function collect(value: string, previous: string[] = []): string[] {
 export function addScannerOptions(cmd: Command): Command {
   return cmd
     .option('--config <file>', 'warden.yaml to take scanning.* and security.* from (default: WARDEN_CONFIG)')
-    .option('--target <target>', `what the text is: ${TARGETS.join(' | ')}`, 'prompt')
-    .option('--rules <dir>', 'rules directory (default: the bundled rules/)')
+    .option('--source <source>', `what the text is, as the API names it: ${TARGETS.join(' | ')} (default prompt; a JSONL row may give its own "source")`)
+    .option('--target <target>', 'deprecated: use --source')
+    .option('--rules <dir>', 'a directory of your own rules, loaded BESIDE the shipped rules/ (repeatable)', collect)
+    .option('--rules-dir <dir>', 'a rules directory that REPLACES the shipped rules/ (then only its rules run)')
     .option('--plugin-dir <dir>', 'extra plugin directory (repeatable)', collect)
     .option('--enable <names>', 'comma-separated plugins to run (default: all)')
     .option('--mode <mode>', 'enforce | monitor', undefined)
     .option('--block-severity <severity>', `lowest severity that blocks: ${SEVERITIES.join(' | ')}`);
 }
 
+/** Another mode of `warden scan`, chosen by its own option (e.g. `--job`, src/cli/commands/scan-job.ts). */
+export interface ScanMode {
+  /** Commander flags, e.g. '--job <id>'. */
+  flags: string;
+  description: string;
+  /** The camel-case option key commander sets, e.g. 'job'. */
+  key: string;
+  /** Runs instead of the usual scan when the option was given; resolves to the exit code. */
+  run(value: unknown, args: string[], options: Record<string, unknown>, io: CliIO): Promise<number>;
+}
+
+const modes: ScanMode[] = [];
+
+/** Adds a mode to the `scan` command: call from a command module's register(program), after scan.js registered (modules load in name order). */
+export function addScanMode(program: Command, mode: ScanMode): void {
+  const scan = program.commands.find((c) => c.name() === 'scan');
+  if (scan === undefined) throw new Error('addScanMode: the scan command is not registered yet');
+  scan.option(mode.flags, mode.description);
+  modes.push(mode);
+}
+
 export function register(program: Command): void {
   addScannerOptions(
     program
       .command('scan')
-      .description('Scan text offline (argument, stdin, or --file rows.jsonl) and print JSONL verdicts')
-      .argument('[text]', 'text to scan; omit to read stdin')
-      .option('--file <rows.jsonl>', 'JSONL file of {"text": ...} rows'),
-  ).action(async (text: string | undefined, o: ScanCliOptions) => {
-    process.exitCode = await runScan(text, o);
+      .description('Scan texts, files, directories or JSONL rows (offline, or through a running Warden with --server) and print JSONL verdicts; the exit code gates CI (0 clean, 1 blocked/flagged per --fail-on, 2 usage, 3 not scanned)')
+      .argument('[inputs...]', 'texts, files or directories to scan (.jsonl files: a row each; other files: the whole text); none or "-": stdin')
+      .option('--file <rows.jsonl>', 'JSONL file of {"text": ..., "source"?: ..., "id"?: ...} rows (same as giving the path)')
+      .option('--jsonl', 'read stdin (and files of any name) as JSONL rows')
+      .option('--fail-on <verdict>', `exit 1 when an input is: ${FAIL_ON.join(' | ')} (flag: flagged or blocked)`, 'block')
+      .option('--server <url>', 'send the inputs to a running Warden (POST /v1/scan/batch) instead of starting the detectors here')
+      .option('--api-key <key>', 'API key for --server (default: $WARDEN_API_KEY)')
+      .option('--batch-size <n>', 'inputs per request with --server (default 100; at most the server\'s limits.batch_max_items)'),
+  ).action(async (inputs: string[], o: ScanRunOptions & Record<string, unknown>) => {
+    const mode = modes.find((m) => o[m.key] !== undefined);
+    process.exitCode = mode ? await mode.run(o[mode.key], inputs, o, stdio) : await runScan(inputs, o);
   });
 }
