@@ -15,6 +15,7 @@ import { registerDocsRoutes } from './http/routes/docs.js';
 import { registerKeyRoutes } from './http/routes/keys.js';
 import { errorSchema } from './http/routes/schemas.js';
 import { registerModelRoutes } from './http/routes/models.js';
+import { registerStatusRoute } from './http/routes/status.js';
 import { registerReportRoutes } from './http/routes/reports.js';
 import { registerScanRoutes } from './http/routes/scans.js';
 import { registerSystemRoutes } from './http/routes/system.js';
@@ -121,6 +122,11 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   };
 
   services.statusSections.set('storage', () => storage.status());
+  // The configuration file and its last reload (SIGHUP, a file change): a refused one stays visible here, not only in the log.
+  const reloads = { last_reload_at: null as string | null, last_reload_error: null as string | null };
+  lifecycle.onReload(() => void Object.assign(reloads, { last_reload_at: new Date().toISOString(), last_reload_error: null }));
+  lifecycle.onReloadFailed((error) => void Object.assign(reloads, { last_reload_at: new Date().toISOString(), last_reload_error: error }));
+  services.statusSections.set('config', () => ({ status: reloads.last_reload_error ? 'degraded' : 'ok', file: opts.configPath ?? null, ...reloads }));
 
   // The domain first: each subsystem wires its stores, /status section and lifecycle hooks.
   const scans = await wireScanning({ services, lifecycle });
@@ -137,7 +143,18 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   registerScanRoutes(api, services, scans);
   registerChatRoutes(api, () => proxy.chat());
   registerSystemRoutes(api, services, { providers: () => proxy.providers() });
-  registerModelRoutes(api, () => listedModels(proxy.router().adapters.map((a) => a.config)), services.startedAt);
+  registerStatusRoute(api, services);
+  // Globs in providers[].models are expanded against what each provider listed at its last health check.
+  // A provider with a glob that was never checked yet (just started or reloaded) is checked first.
+  const upstreamModels = async () => {
+    let rows = await proxy.providers();
+    if (rows.some((p) => p.last_check === null && p.models.some((m) => /[*?]/.test(m)))) {
+      await proxy.health().tick();
+      rows = await proxy.providers();
+    }
+    return new Map(rows.map((p) => [p.name, p.upstream_models] as const));
+  };
+  registerModelRoutes(api, async () => listedModels(proxy.router().adapters.map((a) => a.config), await upstreamModels()), services.startedAt);
   registerAnalyticsRoutes(api, analytics);
   registerReportRoutes(api, reports);
   registerDashboardRoutes(api);

@@ -3,6 +3,7 @@ import type { Logger } from '../log.js';
 import type { Services } from '../services.js';
 import type { Api } from './api.js';
 import { WardenError } from './errors.js';
+import { SESSION_COOKIE } from '../auth/credentials.js';
 import { authenticate } from './middleware/auth.js';
 import { jsonBody } from './middleware/body.js';
 import { errorsAndMetrics } from './middleware/errors.js';
@@ -49,6 +50,8 @@ export function createApp(services: Services, api: Api, log: Logger): Koa<Warden
   app.use(async (ctx, next) => {
     const c = ctx as WardenContext;
     if (ctx.path.startsWith('/v1/') && !publicV1.has(ctx.path)) return auth(c, () => limit(c, next));
+    // /status is open; a credential, when one is given, is checked (a bad one is a 401) and shows the internals.
+    if (ctx.path === '/status' && (ctx.get('authorization') || ctx.get('x-api-key') || ctx.cookies.get(SESSION_COOKIE))) return auth(c, next);
     return next();
   });
   app.use(api.router.routes());

@@ -1,7 +1,7 @@
 import type { Api } from '../api.js';
 import type { Services } from '../../services.js';
 
-/** Unauthenticated health, status and metrics endpoints for load balancers and Prometheus. */
+/** Unauthenticated health and metrics endpoints for load balancers and Prometheus (/status: routes/status.ts). */
 export function registerSystemRoutes(api: Api, services: Services, extras: { providers: () => Promise<unknown[]> }): void {
   api.add(
     {
@@ -46,21 +46,6 @@ export function registerSystemRoutes(api: Api, services: Services, extras: { pro
   api.add(
     {
       method: 'get',
-      path: '/status',
-      operationId: 'status',
-      summary: 'Full status: version, instance, uptime, backends and counters',
-      tags: ['health'],
-      auth: false,
-      responses: { '200': { description: 'Status document.', schema: { type: 'object', required: ['status', 'version', 'instance_id', 'uptime_seconds', 'backends'] } } },
-    },
-    async (ctx) => {
-      ctx.body = await statusDocument(services);
-    },
-  );
-
-  api.add(
-    {
-      method: 'get',
       path: '/metrics',
       operationId: 'metrics',
       summary: 'Prometheus metrics',
@@ -73,41 +58,4 @@ export function registerSystemRoutes(api: Api, services: Services, extras: { pro
       ctx.body = await services.registry.metrics();
     },
   );
-}
-
-export async function statusDocument(services: Services): Promise<Record<string, unknown>> {
-  const config = services.config();
-  const sections: Record<string, unknown> = {};
-  for (const [name, read] of services.statusSections) {
-    try {
-      sections[name] = await read();
-    } catch (err) {
-      sections[name] = { status: 'degraded', error: (err as Error).message };
-    }
-  }
-  const requests = await services.httpMetrics.requests.get();
-  const byStatus: Record<string, number> = {};
-  for (const v of requests.values) byStatus[String(v.labels.status)] = (byStatus[String(v.labels.status)] ?? 0) + v.value;
-  const rateLimit = { ...services.rateLimitHealth };
-  const degraded = !rateLimit.healthy || Object.values(sections).some((s) => (s as { status?: string })?.status === 'degraded');
-  return {
-    status: degraded ? 'degraded' : 'ok',
-    version: services.version,
-    instance_id: services.instanceId,
-    started_at: services.startedAt.toISOString(),
-    uptime_seconds: Math.round((Date.now() - services.startedAt.getTime()) / 1000),
-    backends: {
-      rate_limit: rateLimit,
-      api_keys: services.redis ? 'redis' : 'memory',
-      redis: services.redis ? { status: services.redis.status } : null,
-    },
-    settings: {
-      mode: config.security.mode,
-      rate_limit: config.security.rate_limit,
-      block_severity: config.security.block_severity,
-      fail_mode: config.security.fail_mode,
-    },
-    counters: { http_requests_by_status: byStatus },
-    ...sections,
-  };
 }
