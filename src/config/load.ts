@@ -40,15 +40,18 @@ const validate = ajv.compile<WardenConfig>(configSchema);
 export function loadConfig(opts: { path?: string | null; env?: NodeJS.ProcessEnv; raw?: Record<string, unknown> } = {}): LoadedConfig {
   const env = opts.env ?? process.env;
   const path = opts.raw ? null : (opts.path ?? env.WARDEN_CONFIG ?? null);
-  const source = path ? resolve(path) : opts.raw ? 'given object' : 'embedded defaults';
+  const base = path ? resolve(path) : opts.raw ? 'given object' : 'embedded defaults';
   const raw = path ? readYamlFile(resolve(path)) : structuredClone(opts.raw ?? {});
   const problems: string[] = [];
 
-  applyEnvOverrides(raw, env, problems);
+  // Which keys the environment set (key path -> variable name): a bad value names its variable.
+  const fromEnv = new Map<string, string>();
+  applyEnvOverrides(raw, env, problems, fromEnv);
+  const source = fromEnv.size > 0 ? `${base} + environment ${[...fromEnv.values()].join(', ')}` : base;
   resolveEnvSecrets(raw, [], env, problems);
   if (problems.length) throw new ConfigError(source, problems);
 
-  if (!validate(raw)) throw new ConfigError(source, (validate.errors ?? []).map((e) => describe(e, raw)));
+  if (!validate(raw)) throw new ConfigError(source, (validate.errors ?? []).map((e) => describe(e, raw) + envNote(e, fromEnv)));
   const config = raw as WardenConfig;
   loadKeyMaterial(config, problems);
   checkAuthConsistency(config, problems);
@@ -72,7 +75,7 @@ function readYamlFile(file: string): Record<string, unknown> {
 }
 
 /** WARDEN_SECURITY__RATE_LIMIT=120 sets security.rate_limit; values are parsed as YAML scalars/flow collections. */
-function applyEnvOverrides(target: Record<string, unknown>, env: NodeJS.ProcessEnv, problems: string[]): void {
+function applyEnvOverrides(target: Record<string, unknown>, env: NodeJS.ProcessEnv, problems: string[], fromEnv: Map<string, string>): void {
   const sections = Object.keys(configSchema.properties);
   for (const [name, value] of Object.entries(env)) {
     if (!name.startsWith('WARDEN_') || RESERVED_ENV.has(name) || value === undefined) continue;
@@ -89,6 +92,7 @@ function applyEnvOverrides(target: Record<string, unknown>, env: NodeJS.ProcessE
     }
     if (parsed === null) parsed = value;
     setPath(target, path, parsed);
+    fromEnv.set(path.join('/'), name);
   }
 }
 
@@ -177,6 +181,17 @@ function describe(error: ErrorObject, root: unknown): string {
       ? `expected one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`
       : `expected a value that ${error.message ?? 'is valid'}`.replace('that must be', 'that is').replace('that must', 'that does');
   return `${key || '(top level)'} = ${shown}: ${expected}`;
+}
+
+/** " (from environment variable WARDEN_X__Y)" when the bad key (or the section holding it) was set from the environment. */
+function envNote(error: ErrorObject, fromEnv: Map<string, string>): string {
+  const segments = error.instancePath.split('/').slice(1);
+  if (error.keyword === 'additionalProperties') segments.push((error.params as { additionalProperty: string }).additionalProperty);
+  for (let n = segments.length; n > 0; n--) {
+    const name = fromEnv.get(segments.slice(0, n).join('/'));
+    if (name !== undefined) return ` (from environment variable ${name})`;
+  }
+  return '';
 }
 
 function formatPath(segments: string[]): string {
