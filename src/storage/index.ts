@@ -1,52 +1,25 @@
 import type { Redis } from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
-import { MemoryAggregateStore, RedisAggregateStore, type AggregateStore } from '../analytics/store.js';
-import { MemoryApiKeyStore, RedisApiKeyStore, StaleIfErrorKeyStore, type ApiKeyStore } from '../auth/api-keys.js';
-import { MemoryInstanceSecrets, RedisInstanceSecrets, type InstanceSecrets } from '../auth/instance-secrets.js';
+import { MemoryAggregateStore, RedisAggregateStore } from '../analytics/store.js';
+import { MemoryApiKeyStore, RedisApiKeyStore, StaleIfErrorKeyStore } from '../auth/api-keys.js';
+import { MemoryInstanceSecrets, RedisInstanceSecrets } from '../auth/instance-secrets.js';
 import type { WardenConfig } from '../config/types.js';
 import type { Logger } from '../log.js';
-import { MemoryHealthStore, RedisHealthStore, type HealthStore } from '../providers/health-store.js';
-import { MemoryReportStore, RedisReportStore, type ReportStore } from '../reports/store.js';
+import { MemoryHealthStore, RedisHealthStore } from '../providers/health-store.js';
+import { MemoryReportStore, RedisReportStore } from '../reports/store.js';
 import { MemoryScanStore } from '../scan-service/memory-store.js';
-import type { ScanStore } from '../scan-service/record.js';
 import { RedisScanStore } from '../scan-service/redis-store.js';
-import { MemorySettingsStore, RedisSettingsStore, type SettingsStore } from '../settings/store.js';
-import { MemorySpendStore, RedisSpendStore, type SpendStore } from '../spend/store.js';
+import { MemorySettingsStore, RedisSettingsStore } from '../settings/store.js';
+import { MemorySpendStore, RedisSpendStore } from '../spend/store.js';
 import { connectBatchedRedis } from './redis-connection.js';
 import { openSqliteStorage } from './sqlite/index.js';
+import type { Storage, StorageBackend } from './types.js';
 
-export type StorageBackend = 'memory' | 'sqlite' | 'redis';
+export type { ScanLimits, Storage, StorageBackend } from './types.js';
 
 /** storage.backend when set; else Redis when redis.url is set, else SQLite. */
 export function storageBackendOf(config: Pick<WardenConfig, 'storage' | 'redis'>): StorageBackend {
   return config.storage.backend ?? (config.redis.url ? 'redis' : 'sqlite');
-}
-
-export interface ScanLimits {
-  maxScans: number;
-  retentionDays: number;
-}
-
-/**
- * Every store Warden keeps data in, from one backend: memory (this process, gone at exit),
- * SQLite (one instance, one file, kept across restarts) or Redis (shared by every instance).
- * Rate-limit counters are not here: they stay in memory unless Redis is configured.
- */
-export interface Storage {
-  readonly backend: StorageBackend;
-  /** The SQLite file, else null. */
-  readonly file: string | null;
-  readonly keys: ApiKeyStore;
-  readonly settings: SettingsStore;
-  readonly secrets: InstanceSecrets;
-  readonly aggregates: AggregateStore;
-  readonly spend: SpendStore;
-  readonly health: HealthStore;
-  scans(limits: () => ScanLimits): ScanStore;
-  reports(ttlSeconds: number): ReportStore;
-  /** For /status. */
-  status(): Record<string, unknown>;
-  close(): Promise<void>;
 }
 
 export interface StorageContext {

@@ -1,6 +1,6 @@
 import type { Counter } from 'prom-client';
 import type { Logger } from '../../log.js';
-import type { ScanLimits, Storage } from '../index.js';
+import type { ScanLimits, Storage } from '../types.js';
 import { SqliteAggregateStore } from './aggregates.js';
 import { startCheckpointer } from './checkpointer.js';
 import { openDatabase } from './database.js';
