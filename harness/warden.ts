@@ -19,7 +19,7 @@ export interface InProcessWarden {
 
 /**
  * Tests run on the memory store unless they ask for another: the default (SQLite in
- * ./data/warden.db) would share one file between tests, and one file admits one server.
+ * ./var/warden.db) would share one file between tests, and one file admits one server.
  */
 export function withTestStorage(raw: Record<string, unknown>): Record<string, unknown> {
   const redisUrl = (raw.redis as { url?: string } | undefined)?.url;

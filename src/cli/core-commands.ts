@@ -7,13 +7,14 @@ import { ROLES, type Role } from '../config/types.js';
 import { log } from '../log.js';
 import { storageBackendOf } from '../storage/index.js';
 import { openDatabase } from '../storage/sqlite/database.js';
+import { moveLegacyStore } from '../storage/sqlite/legacy-location.js';
 import { SqliteApiKeyStore } from '../storage/sqlite/keys.js';
 import { WriteQueue } from '../storage/sqlite/writer.js';
 
 export function registerCoreCommands(program: Command): void {
   program
     .command('serve')
-    .description('Start the Warden server (no config file: SQLite in ./data/warden.db, default rules, an admin key and a dashboard login printed once).')
+    .description('Start the Warden server (no config file: SQLite in ./var/warden.db, default rules, an admin key and a dashboard login printed once).')
     .option('-c, --config <file>', 'warden.yaml (default: $WARDEN_CONFIG, else embedded defaults)')
     .action(async (opts: { config?: string }) => {
       const { config, path } = loadConfig({ path: opts.config });
@@ -119,6 +120,7 @@ async function withKeys<T>(opts: KeyOpts, via: { http: (call: HttpCall) => Promi
   const backend = storageBackendOf(config);
   if (backend === 'sqlite') {
     // Next to a running server too: SQLite orders the two writers, and the server reads keys from the file on every request.
+    moveLegacyStore(config.storage.sqlite_path, log);
     const opened = openDatabase(config.storage.sqlite_path, { role: 'tool' });
     try {
       const writer = new WriteQueue(opened.db, opened.file, { failed: (store, err) => log.error({ store, err: err.message }, 'write failed'), recovered: () => undefined });

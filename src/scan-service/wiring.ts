@@ -20,6 +20,7 @@ export async function wireScanning(opts: { services: Services; lifecycle: Lifecy
   const events = services.events;
   const pool = await ScanPool.create({
     rulesDir: scanning.rules_dir,
+    rulesPaths: scanning.rules_paths,
     pluginDirs: scanning.plugin_dirs,
     enabledPlugins: scanning.enabled_plugins,
     pluginConfig: pluginConfigOf(config),

@@ -112,7 +112,7 @@ describe('warden scan (spawned CLI): rules beside the shipped ones, exit codes, 
     const admin = 'svc_cli_scan_admin_000000000000000000';
     let w: WardenProcess;
     before(async () => {
-      w = await spawnWarden({ security: { mode: 'monitor' }, scanning: { rules_paths: [mine] } }, { WARDEN_BOOTSTRAP_KEY: admin });
+      w = await spawnWarden({ security: { mode: 'monitor' }, scanning: { rules_paths: [mine] } }, { WARDEN_BOOTSTRAP_KEY: admin }, 60_000);
     });
     after(async () => {
       await w.stop();

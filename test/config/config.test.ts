@@ -98,9 +98,9 @@ describe('configuration', function () {
     expect(dupes[0]).to.equal('providers[1].name = "a": expected unique provider names');
   });
 
-  it('storage: SQLite in ./data/warden.db by default, Redis when redis.url is set; wrong values and combinations name the key', function () {
+  it('storage: SQLite in ./var/warden.db by default, Redis when redis.url is set; wrong values and combinations name the key', function () {
     const { config } = loadConfig({ env: {} });
-    expect(config.storage.sqlite_path).to.equal('./data/warden.db');
+    expect(config.storage.sqlite_path).to.equal('./var/warden.db');
     expect(storageBackendOf(config)).to.equal('sqlite');
     expect(storageBackendOf(loadConfig({ raw: { redis: { url: 'redis://127.0.0.1:6379' } }, env: {} }).config)).to.equal('redis');
     expect(storageBackendOf(loadConfig({ env: { WARDEN_STORAGE__BACKEND: 'memory' } }).config)).to.equal('memory');
@@ -159,7 +159,7 @@ describe('configuration', function () {
     });
 
     it('`warden keys` explains what it needs on the memory store without --url', async function () {
-      // (Without any configuration it works on ./data/warden.db: test/cli/db.test.ts.)
+      // (Without any configuration it works on ./var/warden.db: test/cli/db.test.ts.)
       const res = await runCli(['keys', 'list'], { env: { WARDEN_STORAGE__BACKEND: 'memory' } });
       expect(res.code).to.equal(1);
       expect(res.stderr).to.match(/--url/);

@@ -6,6 +6,7 @@ import { loadConfig } from '../../config/load.js';
 import { log } from '../../log.js';
 import { openStorage, storageBackendOf } from '../../storage/index.js';
 import { openDatabase } from '../../storage/sqlite/database.js';
+import { moveLegacyStore } from '../../storage/sqlite/legacy-location.js';
 import { exportSqlite, importInto, parseExport } from '../../storage/transfer.js';
 
 /** `warden db …`: the SQLite file's upkeep, and moving its data to another backend. */
@@ -15,6 +16,7 @@ export function register(program: Command): void {
     if (opts.file) return opts.file;
     const { config } = loadConfig({ path: opts.config });
     if (storageBackendOf(config) !== 'sqlite') throw new Error(`the configuration's storage is ${storageBackendOf(config)}, not sqlite: pass --file <warden.db>`);
+    moveLegacyStore(config.storage.sqlite_path, log);
     return config.storage.sqlite_path;
   };
 

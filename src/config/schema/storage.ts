@@ -17,7 +17,7 @@ export const storageSchema = {
       enum: ['memory', 'sqlite', 'redis'],
       description: 'Where keys, settings, scan records, analytics, spend and reports live. Unset: redis when redis.url is set, else sqlite. memory forgets everything at exit (tests, throwaway runs).',
     },
-    sqlite_path: { type: 'string', minLength: 1, default: './data/warden.db', description: 'The SQLite file (relative to the working directory; its folder is created). One Warden server per file.' },
+    sqlite_path: { type: 'string', minLength: 1, default: './var/warden.db', description: 'The SQLite file (relative to the working directory; its folder is created). One Warden server per file.' },
     store_input: { enum: ['excerpt', 'full', 'none'], default: 'excerpt' },
     excerpt_chars: { type: 'integer', minimum: 16, maximum: 100000, default: 512 },
     max_scans: { type: 'integer', minimum: 1, default: 100000, description: 'Scan records kept (the newest).' },

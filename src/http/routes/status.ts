@@ -85,20 +85,23 @@ export async function statusDocument(services: Services): Promise<Record<string,
   };
 }
 
-/** Keys of a section an anonymous caller may see: whether it works and on what, never paths, names or amounts. */
-const PUBLIC_SECTION_KEYS = new Set(['status', 'backend', 'transport', 'transport_connected', 'writes', 'last_reload_error', 'records', 'configured', 'healthy']);
-const PUBLIC_TOP_KEYS = ['status', 'detail', 'version', 'instance_id', 'started_at', 'uptime_seconds', 'last_reload_error', 'backends'];
-const SECTIONS_HIDDEN = new Set(['spend', 'settings', 'counters']);
+/** A section field an anonymous caller may see: a number, flag or word; never a list (provider names, plugins), a file, or text naming a path. */
+const isPublicField = (key: string, value: unknown): boolean =>
+  value === null || typeof value === 'number' || typeof value === 'boolean' || (typeof value === 'string' && !/^(file|path|dir)$|_(file|path|dir)$/.test(key) && !/[\\/]/.test(value));
+// settings (mode, rate limit, block severity, fail mode) stay open: a client may check the policy it is under.
+const PUBLIC_TOP_KEYS = ['status', 'detail', 'version', 'instance_id', 'started_at', 'uptime_seconds', 'last_reload_error', 'backends', 'settings'];
+const SECTIONS_HIDDEN = new Set(['spend', 'counters']);
 
 function publicView(full: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of PUBLIC_TOP_KEYS) out[k] = full[k];
+  out.settings = { ...(full.settings as object) };
+  // The reload error names the file: its name stays, its folder does not.
+  if (typeof full.last_reload_error === 'string') out.last_reload_error = full.last_reload_error.replace(/(?:\/[^\s/():,"]+)+/g, (p) => p.slice(p.lastIndexOf('/') + 1));
   out.detail = 'public';
-  const b = full.backends as { rate_limit: { backend: string; healthy: boolean; fail_mode: string } } & Record<string, unknown>;
-  out.backends = { ...b, rate_limit: { backend: b.rate_limit.backend, healthy: b.rate_limit.healthy } };
   for (const [k, v] of Object.entries(full)) {
     if (PUBLIC_TOP_KEYS.includes(k) || SECTIONS_HIDDEN.has(k) || v === null || typeof v !== 'object') continue;
-    out[k] = Object.fromEntries(Object.entries(v as Record<string, unknown>).filter(([key, value]) => PUBLIC_SECTION_KEYS.has(key) && (value === null || typeof value !== 'object')));
+    out[k] = Object.fromEntries(Object.entries(v as Record<string, unknown>).filter(([key, value]) => isPublicField(key, value)));
   }
   return out;
 }

@@ -102,7 +102,7 @@ function describeOpenFailure(file: string, err: Error & { code?: string }): stri
  * locking mode: the operating system drops it when the process ends however it ends (SIGKILL
  * included), so there is no stale lock to clean up, and a pid that was reused cannot fool it.
  */
-function acquireInstanceLock(file: string): SqliteDb {
+export function acquireInstanceLock(file: string): SqliteDb {
   const lockFile = `${file}.lock`;
   let lock: SqliteDb | undefined;
   try {

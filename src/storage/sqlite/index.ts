@@ -4,6 +4,7 @@ import type { ScanLimits, Storage } from '../types.js';
 import { SqliteAggregateStore } from './aggregates.js';
 import { startCheckpointer } from './checkpointer.js';
 import { openDatabase } from './database.js';
+import { moveLegacyStore } from './legacy-location.js';
 import { SqliteHealthStore } from './health.js';
 import { SqliteApiKeyStore } from './keys.js';
 import { SqliteReportStore } from './reports.js';
@@ -26,6 +27,7 @@ export async function openSqliteStorage(opts: {
   failures: Counter<'store'>;
   onWriteHealth?: (healthy: boolean, detail: string) => void;
 }): Promise<Storage & { pruneNow(): Promise<void> }> {
+  moveLegacyStore(opts.path, opts.log);
   const opened = openDatabase(opts.path, { role: 'server' });
   const { db, file } = opened;
   const checkpointer = await startCheckpointer(db, file, opts.log);

@@ -7,7 +7,7 @@ import { spawnWarden, type WardenProcess } from '../../../harness/warden.js';
 
 /** GET /status tells the truth about the backends and the last reload, and keeps internals for authenticated callers (issue 27, item 5). */
 describe('GET /status: the truth, and internals only with a credential', function () {
-  this.timeout(60_000);
+  this.timeout(120_000);
   const admin = 'svc_status_admin_0000000000000000000000';
   const scratch = mkdtempSync(join(tmpdir(), 'warden-status-'));
   const dbFile = join(scratch, 'store.db');
@@ -18,6 +18,7 @@ describe('GET /status: the truth, and internals only with a credential', functio
     w = await spawnWarden(
       { storage: { backend: 'sqlite', sqlite_path: dbFile }, providers: [{ name: 'secret-provider-name', type: 'openai', base_url: up.url, models: ['fake-*'] }] },
       { WARDEN_BOOTSTRAP_KEY: admin },
+      60_000, // a loaded machine starts slowly
     );
   });
   after(async () => {
@@ -42,8 +43,11 @@ describe('GET /status: the truth, and internals only with a credential', functio
     expect(text).to.not.include(dbFile);
     expect(text).to.not.include(scratch);
     expect(text).to.not.include('secret-provider-name');
-    expect(body).to.not.have.any.keys('spend', 'counters', 'settings');
-    expect(body.storage).to.deep.equal({ backend: 'sqlite', writes: 'ok' });
+    expect(body).to.not.have.any.keys('spend', 'counters');
+    expect(body.settings).to.include({ mode: 'enforce' }); // the policy a client is under stays open
+    expect(body.storage).to.deep.include({ backend: 'sqlite', writes: 'ok' });
+    expect(body.storage).to.not.have.key('file');
+    expect(body.providers).to.not.have.key('providers');
   });
 
   it('with a credential: the file path, providers, spend and counters; a bad credential is a 401', async () => {
@@ -66,8 +70,18 @@ describe('GET /status: the truth, and internals only with a credential', functio
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(body.last_reload_error).to.include('security.mode');
+    expect(body.last_reload_error, 'the public view names the file, not its folder').to.include('warden.yaml').and.not.include(w.configPath);
     expect(body.status).to.equal('degraded');
     expect(body.config).to.deep.include({ status: 'degraded' });
-    expect(body.config.last_reload_error).to.include('security.mode');
+    const full = JSON.parse((await status({ 'X-API-Key': admin })).text) as Record<string, any>;
+    expect(full.config.last_reload_error).to.include('security.mode').and.include(w.configPath);
+    expect(full.config.file).to.equal(w.configPath);
+    writeFileSync(w.configPath, 'server:\n  port: 0\nsecurity:\n  mode: monitor\n');
+    for (let i = 0; i < 100 && body.last_reload_error !== null; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      body = JSON.parse((await status()).text) as Record<string, any>;
+    }
+    expect(body.last_reload_error).to.equal(null);
+    expect(body.settings.mode).to.equal('monitor');
   });
 });
