@@ -1,21 +1,48 @@
 #!/usr/bin/env node
-// npm install / npm ci: builds the optional vectorscan prefilter addon (native/vectorscan) with
-// node-gyp when Debian's libvectorscan-dev is installed. Never fails the install: without the
-// library (or if the build fails) Warden uses its RE2.Set prefilter, and /status says so.
+// npm install / npm ci: says, one line per native module, what was built and why (npm hides the
+// dependencies' own build output, which for re2 and better-sqlite3 can be minutes of compiling),
+// then builds the optional vectorscan prefilter addon (native/vectorscan) with node-gyp when
+// Debian's libvectorscan-dev is installed. Never fails the install: without the library (or if the
+// build fails) Warden uses its RE2.Set prefilter, and /status says so.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(fileURLToPath(import.meta.url), '..', '..');
+
+/** How long a node-gyp build took: from its configure step (config.gypi) to the addon it wrote. */
+function buildTime(buildDir, addon) {
+  try {
+    const s = Math.max(0, Math.round((statSync(addon).mtimeMs - statSync(join(buildDir, 'config.gypi')).mtimeMs) / 1000));
+    return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+  } catch {
+    return null;
+  }
+}
+
+/** One line for a dependency with a native addon: compiled here (and why), or a prebuilt binary. */
+function reportDependency(name, addon, why) {
+  const dir = join(root, 'node_modules', name);
+  const file = join(dir, 'build', 'Release', addon);
+  if (!existsSync(dir)) return console.log(`warden: native module ${name}: not installed`);
+  if (!existsSync(file)) return console.log(`warden: native module ${name}: NOT built (${join('node_modules', name, 'build', 'Release', addon)} is missing); run \`npm rebuild ${name} --foreground-scripts\` to see why (it needs g++, make and python3)`);
+  const compiled = existsSync(join(dir, 'build', 'Release', 'obj.target')) || existsSync(join(dir, 'build', 'Release', 'obj'));
+  if (!compiled) return console.log(`warden: native module ${name}: prebuilt binary for Node ${process.versions.node} ${process.platform}-${process.arch} used, nothing compiled (${why})`);
+  const took = buildTime(join(dir, 'build'), file);
+  console.log(`warden: native module ${name}: compiled from source by node-gyp${took ? ` in ${took}` : ''}, because no prebuilt binary for Node ${process.versions.node} ${process.platform}-${process.arch} could be downloaded (${why})`);
+}
+
+reportDependency('re2', 're2.node', 'RE2: every rule pattern runs in linear time');
+reportDependency('better-sqlite3', 'better_sqlite3.node', 'the default SQLite store');
 const dir = join(root, 'native', 'vectorscan');
 const header = ['/usr/include/hs/hs.h', '/usr/local/include/hs/hs.h'].find((p) => existsSync(p));
 if (process.env.WARDEN_SKIP_NATIVE === '1') {
-  console.log('warden: WARDEN_SKIP_NATIVE=1, vectorscan prefilter addon not built (RE2.Set prefilter in use)');
+  console.log('warden: native module vectorscan (optional prefilter): not built because WARDEN_SKIP_NATIVE=1 (the RE2.Set prefilter is used)');
   process.exit(0);
 }
 if (!header) {
-  console.log('warden: libvectorscan-dev not found (apt-get install libvectorscan-dev); the vectorscan prefilter addon is not built and the RE2.Set prefilter will be used');
+  console.log('warden: native module vectorscan (optional prefilter): not built because libvectorscan-dev is not installed (apt-get install libvectorscan-dev); the RE2.Set prefilter is used');
   process.exit(0);
 }
 // npm sets npm_config_node_gyp for lifecycle scripts; otherwise the node-gyp bundled with npm.
@@ -25,13 +52,15 @@ const candidates = [
   join(root, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
 ].filter((p) => p && existsSync(p));
 if (candidates.length === 0) {
-  console.log('warden: node-gyp not found; the vectorscan prefilter addon is not built (RE2.Set prefilter in use)');
+  console.log('warden: native module vectorscan (optional prefilter): not built because node-gyp was not found (the RE2.Set prefilter is used)');
   process.exit(0);
 }
 // Node's headers: npm passes its nodedir setting to lifecycle scripts; run by hand, the
 // distribution's headers (/usr/include/node) if present, else node-gyp downloads them.
 const nodedir = process.env.npm_config_nodedir || (existsSync('/usr/include/node/node_api.h') ? '/usr' : '');
+console.log(`warden: native module vectorscan (optional prefilter): compiling now with node-gyp because libvectorscan-dev is installed (${header}); WARDEN_SKIP_NATIVE=1 skips it`);
+const started = Date.now();
 const r = spawnSync(process.execPath, [candidates[0], 'rebuild', ...(nodedir ? [`--nodedir=${nodedir}`] : [])], { cwd: dir, stdio: 'inherit' });
-if (r.status !== 0) console.log('warden: building the vectorscan prefilter addon failed (see above); the RE2.Set prefilter will be used');
-else console.log('warden: vectorscan prefilter addon built');
+if (r.status !== 0) console.log('warden: native module vectorscan: the build failed (see above); the RE2.Set prefilter will be used');
+else console.log(`warden: native module vectorscan: built in ${Math.round((Date.now() - started) / 1000)}s`);
 process.exit(0);
