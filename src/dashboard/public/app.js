@@ -287,6 +287,28 @@ const ATTACKS = ['', 'prompt_injection', 'indirect_injection', 'jailbreak', 'sys
 
 const SCAN_COLUMNS = ['Time', 'Verdict', 'Source', 'Threats', 'Risk', 'Caller', ''];
 
+/**
+ * Records name their caller by id (`key_…`, or `user:<name>` for a dashboard login). Admins may
+ * list the keys, so the Caller column shows each key's name (its id on hover); other roles see the
+ * id. The list is read once per page view.
+ */
+async function callerNames() {
+  if (state.me?.role !== 'admin') return new Map();
+  try {
+    const { data } = await api('/v1/keys');
+    return new Map(data.map((k) => [k.id, k.name]));
+  } catch {
+    return new Map();
+  }
+}
+
+function callerCell(caller, names) {
+  if (!caller) return '–';
+  if (caller.startsWith('user:')) return h('span', { class: 'caller', title: caller }, `${caller.slice(5)} (login)`);
+  const name = names.get(caller);
+  return name ? h('span', { class: 'caller', title: caller }, name) : caller;
+}
+
 async function scans(root) {
   const params = new URLSearchParams(location.hash.split('?')[1] ?? '');
   const form = h('form', { class: 'filters', id: 'scan-filters' },
@@ -298,6 +320,7 @@ async function scans(root) {
     field('until', 'Until', 'datetime-local', params.get('until') ?? ''),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Apply filters'), h('button', { type: 'reset', class: 'secondary' }, 'Clear')));
   const body = h('tbody');
+  const names = await callerNames();
   const more = h('button', { type: 'button', class: 'secondary', hidden: true }, 'Load more');
   const status = h('p', { role: 'status', class: 'hint' });
   root.append(h('h1', {}, 'Scans'), form, status,
@@ -318,7 +341,7 @@ async function scans(root) {
     }
     const page = await api('/v1/scans', { query: { ...filters(), limit: 50, cursor } });
     for (const r of page.data) {
-      const cells = [fmtTime(r.created_at), h('span', { class: `verdict ${r.verdict}` }, r.verdict), r.source, r.threats.map((t) => `${t.attack_type} (${t.severity})`).join(', ') || '–', r.risk_score.toFixed(2), r.caller ?? '–', h('a', { href: `#/scans/${r.scan_id}`, 'aria-label': `Open scan ${r.scan_id}` }, 'Open')];
+      const cells = [fmtTime(r.created_at), h('span', { class: `verdict ${r.verdict}` }, r.verdict), r.source, r.threats.map((t) => `${t.attack_type} (${t.severity})`).join(', ') || '–', r.risk_score.toFixed(2), callerCell(r.caller, names), h('a', { href: `#/scans/${r.scan_id}`, 'aria-label': `Open scan ${r.scan_id}` }, 'Open')];
       body.append(h('tr', {}, ...cells.map((c, i) => h('td', { 'data-label': SCAN_COLUMNS[i] }, c))));
     }
     shown += page.data.length;
@@ -345,7 +368,7 @@ async function scanDetail(root, id) {
     h('p', {}, h('a', { href: '#/scans' }, '← All scans')),
     h('h1', {}, 'Scan ', h('code', {}, r.scan_id)),
     h('dl', { class: 'facts' },
-      ...[['Verdict', h('span', { class: `verdict ${r.verdict}` }, r.verdict)], ['Time', fmtTime(r.created_at)], ['Source', r.source], ['Risk score', r.risk_score.toFixed(2)], ['Caller', r.caller ?? '–'], ['Request', r.request_id], ['Instance', r.instance_id], ['Input length', `${r.input_length} characters${r.input_truncated ? ' (excerpt shown)' : ''}`]]
+      ...[['Verdict', h('span', { class: `verdict ${r.verdict}` }, r.verdict)], ['Time', fmtTime(r.created_at)], ['Source', r.source], ['Risk score', r.risk_score.toFixed(2)], ['Caller', callerCell(r.caller, await callerNames())], ['Request', r.request_id], ['Instance', r.instance_id], ['Input length', `${r.input_length} characters${r.input_truncated ? ' (excerpt shown)' : ''}`]]
         .flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
     h('h2', {}, 'Input'),
     r.input === null ? h('p', { class: 'hint' }, 'The input was not stored (storage.store_input: none).') : h('pre', { class: 'input', id: 'scan-input' }, ...highlight(r.input, r.threats)),
