@@ -9,7 +9,7 @@ import { badRequest, notFound, tooLarge } from '../errors.js';
 import type { WardenContext } from '../state.js';
 import { batchItemSchema, MAX_TEXT, recordSchema, resultSchema, scanRequestSchema, spanSchema, threatSchema } from './scan-schemas.js';
 import { subjectOf, type RawMessage } from './scan-subject.js';
-import { notFoundError, protectedErrors } from './schemas.js';
+import { errorResponse, notFoundError, protectedErrors } from './schemas.js';
 
 /** The API view of a record: the result fields decisions.md names. */
 export function resultOf(r: ScanRecord): Record<string, unknown> {
@@ -38,6 +38,10 @@ export function registerScanRoutes(api: Api, services: Services, scans: { servic
   };
   // A batch item is checked one by one (a bad one gets its own error entry), with the body's validator.
   const checkItem = api.bodyValidator(batchItemSchema);
+  // The batch limit as configured at start (a reload may change it; the 413 names the live value).
+  const maxItems = services.config().limits.batch_max_items;
+  const batchLimit = `At most limits.batch_max_items items (${maxItems} on this server; default 1000): more is a 413 naming the limit.`;
+  const batchErrors = { ...protectedErrors, '413': errorResponse(`Body over limits.max_body_bytes, or more items than limits.batch_max_items (${maxItems}).`) };
   api.component('Threat', threatSchema);
   const result = api.component('ScanResult', resultSchema);
   const record = api.component('ScanRecord', recordSchema);
@@ -74,7 +78,7 @@ export function registerScanRoutes(api: Api, services: Services, scans: { servic
         type: 'object',
         additionalProperties: false,
         required: ['inputs'],
-        properties: { inputs: { type: 'array', minItems: 1, items: { description: 'Each: {id?, input | messages, source?, metadata?}; validated one by one.' } } },
+        properties: { inputs: { type: 'array', minItems: 1, description: batchLimit, 'x-max-items-setting': 'limits.batch_max_items', 'x-max-items': maxItems, items: { description: 'Each: {id?, input | messages, source?, metadata?}; validated one by one.' } } },
       },
       responses: {
         '200': {
@@ -88,7 +92,7 @@ export function registerScanRoutes(api: Api, services: Services, scans: { servic
             },
           },
         },
-        ...protectedErrors,
+        ...batchErrors,
       },
     },
     async (ctx) => {
@@ -135,6 +139,9 @@ export function registerScanRoutes(api: Api, services: Services, scans: { servic
           documents: {
             type: 'array',
             minItems: 1,
+            description: batchLimit,
+            'x-max-items-setting': 'limits.batch_max_items',
+            'x-max-items': maxItems,
             items: {
               type: 'object',
               additionalProperties: false,
@@ -182,7 +189,7 @@ export function registerScanRoutes(api: Api, services: Services, scans: { servic
             },
           },
         },
-        ...protectedErrors,
+        ...batchErrors,
       },
     },
     async (ctx) => {
