@@ -31,7 +31,7 @@ describe('rules/*.yaml content', () => {
   });
 
   it('keeps the GCG-suffix rule cheap: its prefilter piece is the harm-term list, not the gap and marks', () => {
-    // docs/detectors.md, fifth round: the gap after the term list is the rest of the line, not
+    // docs/lab/detectors-notebook.md, fifth round: the gap after the term list is the rest of the line, not
     // a count (a {0,150} gap made confirmation ~60x costlier), and the RE2.Set holds only the
     // term list, so the rule stays out of the heavy role-play sets' way.
     const rule = ruleSet.rules.find((r) => r.id === 'jb.adversarial-suffix.harmful-request');

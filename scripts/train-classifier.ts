@@ -7,7 +7,7 @@
  *   node dist/scripts/train-classifier.js [--data data/corpus/corpus.jsonl.gz] [--out plugins/classifier]
  *     [--loso] [--compare DIR] [--epochs 8] [--bits 18]          (--help lists every option)
  *
- * Data: JSONL (gzip when the name ends in .gz) in the corpus schema (docs/detectors.md):
+ * Data: JSONL (gzip when the name ends in .gz) in the corpus schema (docs/lab/detectors-notebook.md):
  * text, label, category, lang, source, group, split, kind. Rows without `split` are split by a
  * hash of their group (or text), 85/15, as the corpus builder does.
  *

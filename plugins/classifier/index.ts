@@ -193,7 +193,7 @@ const plugin: DetectorPlugin = {
     // null thresholds = the ones chosen by cross-validation, stored in model.json.
     // rag_severity: 'medium' = on retrieved documents and tool results the model alone flags and
     // records but never blocks (rules still block there); 'by_score' = high above threshold + 3,
-    // as on prompts. Documents are where the model is least sure (docs/detectors.md).
+    // as on prompts. Documents are where the model is least sure (docs/lab/detectors-notebook.md).
     defaultConfig: { model: null as string | null, threshold_logit: null as number | null, threshold_logit_long: null as number | null, view: 'normalised', rag_severity: 'medium' },
     schema: {
       type: 'object',

@@ -1,6 +1,6 @@
 /**
  * Time of each rule prefilter set (RE2.Set) over the texts of a JSONL file, with the first and
- * last pattern it holds: the direct view of the DFA cliff (docs/detectors.md "Rules cost").
+ * last pattern it holds: the direct view of the DFA cliff (docs/lab/detectors-notebook.md "Rules cost").
  * Sets are filled in rule-file order, so adding a pattern moves every later boundary; a set
  * that takes ten times the others' time has fallen off the cliff even when the whole-pass
  * figure of rules-throughput hides it in noise. Compare two rule directories run by run, or

@@ -51,7 +51,7 @@ describe('chat field map, property: a marker in any random field of a random req
     // join or a field scanned as the wrong target blocks many). The texts are random word salads
     // of task words ("this summarise please Paris", "get weather", an image link); the learned
     // model scores a few of them past its block margin (the shipped model blocks 8 of 2,000, all
-    // `prompt` texts; the one before it 3: docs/detectors.md "Known gaps"), so up to 0.5 % is
+    // `prompt` texts; the one before it 3: docs/detectors.md "Known misses"), so up to 0.5 % is
     // tolerated and named. A wrong join or target blocks far more than that.
     expect(benignBlocked, benignSeen.join('\n')).to.be.at.most(CASES / 200);
   });
