@@ -39,7 +39,7 @@ describe('scanning/cli with an asynchronous model plugin (onnx-classifier)', fun
     });
     const cfg = join(t.dir, 'warden.yaml');
     const r = warden(['scan', '--config', cfg, 'purple elephant override']);
-    expect(r.code, r.err).to.equal(0);
+    expect(r.code, r.err).to.equal(1); // a block fails the step (warden scan's exit codes, docs/scanning.md)
     const v = JSON.parse(r.out.trim()) as { verdict: string; error: unknown; threats: { rule_id: string; detector: string; confidence: number }[] };
     expect(v.verdict).to.equal('block');
     expect(v.error ?? null).to.equal(null);
