@@ -3,9 +3,7 @@ import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config/load.js';
 import { VERSION } from '../version.js';
-import { registerCoreCommands } from './core-commands.js';
 
 /**
  * The `warden` command. Core commands (serve, keys, hash-password, config) live in
@@ -18,7 +16,6 @@ export async function main(argv = process.argv): Promise<void> {
     .version(VERSION)
     .exitOverride()
     .showHelpAfterError();
-  registerCoreCommands(program);
   const dir = join(dirname(fileURLToPath(import.meta.url)), 'commands');
   let files: string[] = [];
   try {
@@ -26,6 +23,12 @@ export async function main(argv = process.argv): Promise<void> {
   } catch {
     files = [];
   }
+  // `warden scan ...` in a CI step loads only the scan modules (scan.js and scan-*.js such as
+  // scan-job.js), not the server's, the stores' or the other commands': start-up is paid per call.
+  const first = argv[2];
+  const own = first !== undefined && !first.startsWith('-') ? files.filter((f) => f === `${first}.js` || f.startsWith(`${first}-`)) : [];
+  if (own.length > 0) files = own;
+  else (await import('./core-commands.js')).registerCoreCommands(program);
   for (const file of files) {
     const mod = (await import(pathToFileURL(join(dir, file)).href)) as { register?: (p: Command) => void };
     mod.register?.(program);
@@ -35,7 +38,7 @@ export async function main(argv = process.argv): Promise<void> {
 
 main().catch((err: unknown) => {
   if (err instanceof CommanderError) process.exit(err.exitCode);
-  if (err instanceof ConfigError) {
+  if (err instanceof Error && err.name === 'ConfigError') {
     process.stderr.write(`warden: ${err.message}\n`);
     process.exit(2);
   }

@@ -11,8 +11,6 @@
  * Other modes of the command (e.g. `--job`) plug in through addScanMode().
  */
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/load.js';
-import { pluginConfigOf } from '../../scan-service/plugin-config.js';
 import type { OfflineOptions, OfflineScanner } from '../../scanning/offline.js';
 import type { ScanPolicy } from '../../scanning/policy.js';
 import { SEVERITIES, TARGETS, type Target } from '../../scanning/types.js';
@@ -46,8 +44,10 @@ export class CliUsageError extends Error {}
 
 /** `scanning.*` and `security.*` of warden.yaml (--config or WARDEN_CONFIG), so offline scans
  * use the same rules, plugins and policy as the server; without a file, built-in defaults. */
-function fromConfig(path: string | undefined): OfflineOptions {
+async function fromConfig(path: string | undefined): Promise<OfflineOptions> {
   if (path === undefined || path === '') return {};
+  // Loaded on use: the configuration schema costs a second of start-up that `--server` never needs.
+  const [{ loadConfig }, { pluginConfigOf }] = await Promise.all([import('../../config/load.js'), import('../../scan-service/plugin-config.js')]);
   let loaded;
   try {
     loaded = loadConfig({ path });
@@ -67,8 +67,8 @@ function fromConfig(path: string | undefined): OfflineOptions {
 
 /** Shared by scan and eval: turns CLI flags (over the config file, if any) into scanner
  * options, rejecting bad values. */
-export function scannerOptions(o: ScanCliOptions): OfflineOptions {
-  const base = fromConfig(o.config ?? process.env.WARDEN_CONFIG);
+export async function scannerOptions(o: ScanCliOptions): Promise<OfflineOptions> {
+  const base = await fromConfig(o.config ?? process.env.WARDEN_CONFIG);
   const policy: Partial<ScanPolicy> = { ...(base.policy ?? {}) };
   if (o.mode !== undefined) {
     if (o.mode !== 'enforce' && o.mode !== 'monitor') throw new CliUsageError(`--mode must be enforce or monitor (got "${o.mode}")`);
@@ -132,7 +132,8 @@ export async function openScanner(command: string, o: ScanCliOptions, io: CliIO)
   try {
     const target = checkTarget(sourceOption(o, io), o.target !== undefined && o.source === undefined ? '--target' : '--source');
     const { createOfflineScanner } = await import('../../scanning/offline.js');
-    return { scanner: await createOfflineScanner(scannerOptions(o)), target };
+    const options = await scannerOptions(o);
+    return { scanner: await createOfflineScanner(options), target };
   } catch (err) {
     io.err(`warden ${command}: ${(err as Error).message}`);
     return err instanceof CliUsageError ? 2 : 1;
