@@ -3,6 +3,7 @@ import type { WardenConfig } from '../config/types.js';
 import type { EventSink, ScanThreat } from '../ports.js';
 import { log } from '../log.js';
 import { applyPolicy, type PolicyResult, type ScanPolicy } from '../scanning/policy.js';
+import type { EngineThreat } from '../scanning/engine.js';
 import type { DetectionResult, ScanPool } from '../scanning/pool.js';
 import type { ActionTaken, Span, Target, Verdict } from '../scanning/types.js';
 import { StorageWriteError } from '../storage/errors.js';
@@ -84,6 +85,16 @@ export class ScanService {
         ? [await this.deps.pool.scan({ text: parts[0]!.text, target: parts[0]!.target })]
         : await Promise.all(parts.map((p) => this.deps.pool.scan({ text: p.text, target: p.target })));
     return this.finish(parts, outcomes, who, performance.now() - started, opts);
+  }
+
+  /**
+   * Records findings a check outside the engine made (the chat proxy's outcome guards, which
+   * need the whole conversation): same policy, record and threat_detected events as a scan of
+   * `text`, stored before it returns (a block's error names the scan).
+   */
+  async recordFindings(text: string, target: Target, findings: EngineThreat[], who: ScanCaller): Promise<ScanRecord> {
+    const riskScore = findings.reduce((m, f) => Math.max(m, f.confidence), 0);
+    return this.finish([{ text, target }], [{ threats: findings, riskScore, failures: [], timings: {}, latencyMs: 0, rulesVersion: '' }], who, 0, { record: true, awaitRecord: 'always' });
   }
 
   /** Many subjects at once, spread over the pool in one go; order kept. */
@@ -198,6 +209,7 @@ export class ScanService {
           rule_id: t.rule_id,
           request_id: who.requestId,
           caller: who.caller,
+          ...(t.evidence ? { evidence: t.evidence } : {}),
         },
         t.threat_id,
       );

@@ -1,0 +1,113 @@
+import type { ExternalFinding } from '../../ports.js';
+import type { ChatRequest } from '../../providers/types.js';
+import { readConversation } from './conversation.js';
+import { LeakageMeter, type LeakageOptions } from './leakage.js';
+import { ExfilChecker } from './markdown-exfil.js';
+import { findProtected, protectedValues, type ProtectedValue } from './protected.js';
+import { Provenance, type ToolCallIn } from './provenance.js';
+import { answerViews } from './text.js';
+import type { ToolKind } from './tool-kinds.js';
+
+/** `security.outcome` as the proxy reads it (defaults in outcome/settings.ts). */
+export interface OutcomeSettings {
+  leakage: { enabled: boolean } & LeakageOptions;
+  protected_values: { enabled: boolean; min_length: number; values: string[]; by_caller: Record<string, string[]> };
+  tool_hijack: { enabled: boolean; unknown_is_sink: boolean; trusted_destinations: string[] };
+  markdown_exfil: { enabled: boolean };
+  tools: Record<string, ToolKind>;
+  /** security.output.link_allowlist */
+  link_allowlist: string[];
+}
+
+/**
+ * The outcome guards of one chat request: built from the request (system prompt, user turns,
+ * tool definitions, tool results), then fed the answer as it comes (text windows of a stream,
+ * or the whole completion; complete tool calls). Stateful: leakage adds up over windows, and
+ * each guard reports once per request.
+ */
+export class OutcomeSession {
+  private readonly leakage: LeakageMeter | null;
+  private readonly protectedList: ProtectedValue[];
+  private readonly provenance: Provenance | null;
+  private readonly exfil: ExfilChecker | null;
+  private readonly reported = new Set<string>();
+
+  constructor(req: ChatRequest, caller: string | null, private readonly s: OutcomeSettings) {
+    const conv = readConversation(req);
+    const meter = s.leakage.enabled && conv.system.length ? new LeakageMeter(conv.system, s.leakage) : null;
+    this.leakage = meter?.active ? meter : null;
+    const configured = [...s.protected_values.values, ...(caller ? (s.protected_values.by_caller[caller] ?? []) : [])];
+    this.protectedList = s.protected_values.enabled || s.markdown_exfil.enabled ? protectedValues(conv.system, { min_length: s.protected_values.min_length, values: configured }) : [];
+    this.provenance = s.tool_hijack.enabled ? new Provenance(conv, { tools: s.tools, unknown_is_sink: s.tool_hijack.unknown_is_sink, trusted_destinations: s.tool_hijack.trusted_destinations }) : null;
+    this.exfil = s.markdown_exfil.enabled ? new ExfilChecker(conv, this.protectedList, [...s.link_allowlist, ...s.tool_hijack.trusted_destinations]) : null;
+  }
+
+  /** Whether any guard has something to look at in this request. */
+  get active(): boolean {
+    return this.leakage !== null || (this.s.protected_values.enabled && this.protectedList.length > 0) || this.provenance !== null || this.exfil !== null;
+  }
+
+  private once(rule: string): boolean {
+    if (this.reported.has(rule)) return false;
+    this.reported.add(rule);
+    return true;
+  }
+
+  /** A piece of answer text (a stream window, or every text field of a completion). */
+  checkText(text: string): ExternalFinding[] {
+    const out: ExternalFinding[] = [];
+    if (!text) return out;
+    const views = this.leakage || this.protectedList.length ? answerViews(text) : null;
+    if (this.leakage && views && !this.reported.has('outcome.system_prompt_leak')) {
+      const e = this.leakage.observe(views);
+      if (e && this.once('outcome.system_prompt_leak')) {
+        out.push({
+          attack_type: 'system_prompt_extraction', severity: 'high', confidence: 0.9, detector: 'outcome', rule_id: 'outcome.system_prompt_leak',
+          message: `The answer reproduces the system prompt (${e.measure}: ${e.matched} of ${e.of}, ${e.needed} needed, seen in view ${e.view}).`,
+          evidence: { ...e },
+        });
+      }
+    }
+    if (this.s.protected_values.enabled && views && this.protectedList.length && !this.reported.has('outcome.protected_value')) {
+      const e = findProtected(this.protectedList, views);
+      if (e && this.once('outcome.protected_value')) {
+        out.push({
+          attack_type: 'secret_exposure', severity: 'critical', confidence: 0.95, detector: 'outcome', rule_id: 'outcome.protected_value',
+          message: `The answer shows a value the system prompt protects (${e.why}), form: ${e.form}.`,
+          evidence: { ...e },
+        });
+      }
+    }
+    if (this.exfil && !this.reported.has('outcome.markdown_exfil')) {
+      const e = this.exfil.check(text);
+      if (e && this.once('outcome.markdown_exfil')) {
+        out.push({
+          attack_type: 'data_exfiltration', severity: 'high', confidence: 0.9, detector: 'outcome', rule_id: 'outcome.markdown_exfil',
+          message: `A markdown ${e.element} sends conversation data to ${e.host}, a host nobody in the conversation named.`,
+          evidence: { ...e },
+        });
+      }
+    }
+    return out;
+  }
+
+  /** Complete tool calls of the answer. */
+  checkToolCalls(calls: ToolCallIn[]): ExternalFinding[] {
+    if (!this.provenance) return [];
+    const out: ExternalFinding[] = [];
+    for (const call of calls) {
+      for (const e of this.provenance.check(call)) {
+        out.push({
+          attack_type: 'tool_hijack',
+          severity: e.tool_kind === 'pay' || e.tool_kind === 'run' || e.tool_kind === 'delete' ? 'critical' : 'high',
+          confidence: 0.9,
+          detector: 'outcome',
+          rule_id: 'outcome.tool_hijack',
+          message: `Tool call ${e.tool} (${e.tool_kind}) sends to ${e.destination_kind} ${e.destination} (argument ${e.argument}), which entered only through ${e.entered.join(', ')}.`,
+          evidence: { ...e },
+        });
+      }
+    }
+    return out;
+  }
+}
