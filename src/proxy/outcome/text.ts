@@ -67,9 +67,25 @@ const READABLE = /^[\p{L}\p{N}\p{P}\p{S}\p{Zs}]{4,}$/u;
 const SHORT_B64 = /[A-Za-z0-9+/_-]{8,}={0,2}/g;
 const SHORT_HEX = /\b(?:[0-9a-fA-F]{2}){4,}\b/g;
 
-/** Short encoded tokens the normaliser leaves alone (base64 under 16 characters, hex under 8
- * bytes): a protected value is often that short. Decoded when the result is readable text. */
-function shortDecodes(text: string): { kind: string; text: string }[] {
+const LONG_B64 = /[A-Za-z0-9+/]{16,}/g;
+const LONG_HEX = /[0-9a-fA-F]{16,}/g;
+
+/** Decoded bytes as text when at least 90 % of the characters read as text (a window of a
+ * stream cuts a payload mid-character at both ends). */
+function mostlyReadable(d: string): boolean {
+  if (d.length < 8) return false;
+  let bad = 0;
+  for (const ch of d) if (ch === '\ufffd' || !/[\p{L}\p{N}\p{P}\p{S}\p{Zs}\n]/u.test(ch)) bad++;
+  return bad <= d.length * 0.1;
+}
+
+/**
+ * Encoded tokens the normaliser leaves alone: base64 under 16 characters and hex under 8
+ * bytes (a protected value is often that short), and long base64 or hex cut out of the middle
+ * of a payload (a stream window starts anywhere, so the 4-character base64 groups, or hex
+ * pairs, may be misaligned: every alignment is tried). Kept when the result reads as text.
+ */
+function extraDecodes(text: string): { kind: string; text: string }[] {
   const out: { kind: string; text: string }[] = [];
   const b64: string[] = [];
   for (const m of text.matchAll(SHORT_B64)) {
@@ -78,11 +94,21 @@ function shortDecodes(text: string): { kind: string; text: string }[] {
     const d = Buffer.from(t.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');
     if (READABLE.test(d) && !d.includes('\ufffd')) b64.push(d);
   }
+  for (const m of text.matchAll(LONG_B64)) {
+    for (let shift = 1; shift < 4; shift++) {
+      const d = Buffer.from(m[0].slice(shift, shift + Math.floor((m[0].length - shift) / 4) * 4), 'base64').toString('utf8');
+      if (mostlyReadable(d)) b64.push(d);
+    }
+  }
   if (b64.length) out.push({ kind: 'decoded:short-base64', text: b64.join('\n') });
   const hx: string[] = [];
   for (const m of text.matchAll(SHORT_HEX)) {
     const d = Buffer.from(m[0], 'hex').toString('utf8');
     if (READABLE.test(d) && !d.includes('\ufffd')) hx.push(d);
+  }
+  for (const m of text.matchAll(LONG_HEX)) {
+    const d = Buffer.from(m[0].slice(1, 1 + Math.floor((m[0].length - 1) / 2) * 2), 'hex').toString('utf8');
+    if (mostlyReadable(d)) hx.push(d);
   }
   if (hx.length) out.push({ kind: 'decoded:short-hex', text: hx.join('\n') });
   return out;
@@ -90,7 +116,7 @@ function shortDecodes(text: string): { kind: string; text: string }[] {
 
 /** Every view of an answer text the guards look in. */
 export function answerViews(text: string): AnswerViews {
-  const views = [...normalise(text, 'output').views, ...shortDecodes(text)];
+  const views = [...normalise(text, 'output').views, ...extraDecodes(text)];
   const texts = views.map((v) => v.text);
   const kinds = views.map((v) => v.kind);
   const compacts: string[] = [];
