@@ -27,6 +27,9 @@ export interface ScanContext {
   /** For a request's texts: maps a span of the scanned text to the message and field it is in
    * (the chat field map's segments), so the scan record's threats name them. */
   locate?: (span: { start: number; end: number }) => { message?: number; field: string; span: { start: number; end: number } } | null;
+  /** For output scans of the chat proxy: whether a found value is one the caller itself supplied
+   * (in its system, developer or user turns); such PII in the answer is not exposure. */
+  supplied?: (value: string) => boolean;
 }
 
 /** A threat as stored and returned (/v1/scan, /v1/scans, the chat proxy's errors): the policy's

@@ -216,7 +216,7 @@ export class ChatService {
       const t0 = performance.now();
       let s: ScanOutcome;
       try {
-        s = await this.deps.scanner.scan(text, 'output', { ...base, source: 'output', partial });
+        s = await this.deps.scanner.scan(text, 'output', { ...base, source: 'output', partial, ...(outcome ? { supplied: outcome.supplied } : {}) });
       } catch (err) {
         // The scanner refuses a text over its input limit (code invalid_input). An answer that
         // long cannot be scanned, so it is not released: a 502, as for an oversized body.

@@ -47,6 +47,12 @@ export interface ScanOptions {
    * Redis takes a round trip off each of its two scans and their work off the request's path).
    */
   awaitRecord?: 'always' | 'if_threats';
+  /**
+   * The chat proxy's output scans: whether a value is one the caller supplied in its own turns.
+   * A blocking pii_exposure threat whose every span is such a value is flagged, not blocked (an
+   * IBAN the system prompt gave for a payment tool call is not a leak); the record says so.
+   */
+  supplied?: (value: string) => boolean;
 }
 
 /**
@@ -168,6 +174,7 @@ export class ScanService {
       }
     }
     const text = parts.length === 1 ? parts[0]!.text : parts.map((p) => p.text).join('\n');
+    if (opts.supplied && parts.length === 1 && verdict === 'block') verdict = suppliedPii(threats, text, opts.supplied, error);
     const { store_input: storeInput, excerpt_chars: excerptChars } = config.storage;
     const record: ScanRecord = {
       scan_id: newId('scn'),
@@ -253,6 +260,18 @@ function recordFailed(err: unknown, record: ScanRecord): void {
 }
 
 const RANK: Record<Verdict, number> = { allow: 0, flag: 1, block: 2 };
+
+/** Blocking PII threats on values the caller supplied become flagged; the verdict that is left. */
+function suppliedPii(threats: ScanThreat[], text: string, supplied: (value: string) => boolean, error: PolicyResult['error']): Verdict {
+  for (const t of threats) {
+    if (t.attack_type !== 'pii_exposure' || t.action_taken !== 'blocked' || !t.spans.length) continue;
+    if (!t.spans.every((s) => supplied(text.slice(s.start, s.end)))) continue;
+    t.action_taken = 'flagged';
+    t.message += ' (a value the caller supplied in its own turns: not blocked)';
+  }
+  if (threats.some((t) => t.action_taken === 'blocked') || (error && error.fail_mode === 'closed')) return 'block';
+  return 'flag';
+}
 
 /** A threat's spans moved from a part's text to the message and field they start in. */
 function located(t: ScanThreat, locate: NonNullable<ScanPart['locate']>): ScanThreat {

@@ -46,6 +46,9 @@ export class OutcomeGate {
     return { blocked: enforce, threat_ids: threatIds, scan_ids: [scanId] };
   }
 
+  /** For the output scan (ScanContext.supplied): PII the caller wrote itself is not exposure. */
+  readonly supplied = (value: string): boolean => this.session.supplied(value);
+
   /** A text the output guard scanned: merged into its verdict. */
   async text(text: string, verdict: OutputVerdict): Promise<OutputVerdict> {
     const v = await this.record(this.session.checkText(text), text);

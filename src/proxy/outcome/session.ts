@@ -31,9 +31,12 @@ export class OutcomeSession {
   private readonly provenance: Provenance | null;
   private readonly exfil: ExfilChecker | null;
   private readonly reported = new Set<string>();
+  /** Letters and digits (upper case) of the system, developer and user turns. */
+  private readonly callerText: string;
 
   constructor(req: ChatRequest, caller: string | null, private readonly s: OutcomeSettings) {
     const conv = readConversation(req);
+    this.callerText = [...conv.system, ...conv.user].join('\n').replace(/[^\p{L}\p{N}]/gu, '').toUpperCase();
     const meter = s.leakage.enabled && conv.system.length ? new LeakageMeter(conv.system, s.leakage) : null;
     this.leakage = meter?.active ? meter : null;
     const configured = [...s.protected_values.values, ...(caller ? (s.protected_values.by_caller[caller] ?? []) : [])];
@@ -45,6 +48,12 @@ export class OutcomeSession {
   /** Whether any guard has something to look at in this request. */
   get active(): boolean {
     return this.leakage !== null || (this.s.protected_values.enabled && this.protectedList.length > 0) || this.provenance !== null || this.exfil !== null;
+  }
+
+  /** Whether a value found in the answer (PII) is one the caller wrote in its own turns. */
+  supplied(value: string): boolean {
+    const v = value.replace(/[^\p{L}\p{N}]/gu, '').toUpperCase();
+    return v.length >= 6 && this.callerText.includes(v);
   }
 
   private once(rule: string): boolean {
