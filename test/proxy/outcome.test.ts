@@ -139,7 +139,7 @@ describe('outcome guards at the chat proxy', function () {
         expect(got.error!.code).to.equal('output_blocked');
       }
       const t = outcomeThreats().find((x) => x.rule_id === 'outcome.system_prompt_leak')!;
-      expect(t, 'recorded').to.exist;
+      expect(t, 'recorded').to.not.equal(undefined);
       expect(t).to.include({ attack_type: 'system_prompt_extraction', action_taken: 'blocked' });
       expect(t.evidence).to.have.property('measure');
       const ev = events.of('threat_detected').find((e) => e.data.rule_id === 'outcome.system_prompt_leak')!;
@@ -231,7 +231,7 @@ describe('outcome guards at the chat proxy', function () {
       expect(got.error).to.equal(null);
       expect(got.toolCalls).to.deep.equal([call]);
       const pii = records.flatMap((r) => r.threats).find((t) => t.rule_id === 'pii.iban');
-      expect(pii, 'the PII finding is recorded').to.exist;
+      expect(pii, 'the PII finding is recorded').to.not.equal(undefined);
       expect(pii).to.include({ action_taken: 'flagged' });
     });
 
