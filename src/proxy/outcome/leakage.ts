@@ -62,6 +62,30 @@ export interface LeakageEvidence {
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(Math.max(v, lo), hi);
 
+/** B^(K-1) for the rolling hash (32-bit). */
+const B = 31;
+let BK = 1;
+for (let i = 1; i < K; i++) BK = Math.imul(BK, B);
+
+/** Calls `f(start, hash)` for every K-character run of `s` that holds no NUL (the separator
+ * between system turns): a rolling hash, so no substring is built per position. */
+function forEachGram(s: string, f: (start: number, hash: number) => void): void {
+  let h = 0;
+  let lastNul = -1;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0) lastNul = i;
+    if (i >= K) h = (h - Math.imul(s.charCodeAt(i - K), BK)) | 0;
+    h = (Math.imul(h, B) + c) | 0;
+    if (i >= K - 1 && lastNul <= i - K) f(i - K + 1, h);
+  }
+}
+
+function sameRun(a: string, ai: number, b: string, bi: number): boolean {
+  for (let k = 0; k < K; k++) if (a.charCodeAt(ai + k) !== b.charCodeAt(bi + k)) return false;
+  return true;
+}
+
 /** Tokens that survive translation: anything with a digit, @, _, or a camel/upper-case code. */
 export function rareTokens(text: string): string[] {
   const out = new Set<string>();
@@ -78,7 +102,8 @@ export class LeakageMeter {
   private readonly shingles = new Set<string>();
   private readonly matchedShingles = new Set<string>();
   private readonly prompt: string;
-  private readonly grams = new Map<string, number[]>();
+  /** Rolling hash of each 12-character run of the prompt → where it starts (verified on a hit). */
+  private readonly grams = new Map<number, number[]>();
   private readonly covered: Uint8Array;
   /** Weight of each prompt character: 3 for a character of a script without spaces (one such
    * character carries about what three Latin letters do), else 1. */
@@ -98,14 +123,12 @@ export class LeakageMeter {
       for (let i = 0; i + 3 <= w.length; i++) this.shingles.add(`${w[i]} ${w[i + 1]} ${w[i + 2]}`);
     }
     this.prompt = systemTexts.map(compact).join('\u0000');
-    for (let i = 0; i + K <= this.prompt.length; i++) {
-      const g = this.prompt.slice(i, i + K);
-      if (g.includes('\u0000')) continue;
-      const list = this.grams.get(g);
+    forEachGram(this.prompt, (i, h) => {
+      const list = this.grams.get(h);
       if (list) {
         if (list.length < 8) list.push(i);
-      } else this.grams.set(g, [i]);
-    }
+      } else this.grams.set(h, [i]);
+    });
     this.covered = new Uint8Array(this.prompt.length);
     this.weight = new Uint8Array(this.prompt.length);
     let L = 0;
@@ -126,7 +149,7 @@ export class LeakageMeter {
   observe(views: AnswerViews): LeakageEvidence | null {
     const kinds = views.kinds;
     let hit: LeakageEvidence | null = null;
-    views.texts.forEach((t, vi) => {
+    views.folded.forEach((t, vi) => {
       const w = words(t);
       for (let i = 0; i + 3 <= w.length; i++) {
         const s = `${w[i]} ${w[i + 1]} ${w[i + 2]}`;
@@ -136,10 +159,11 @@ export class LeakageMeter {
     });
     if (hit) return hit;
     views.compacts.forEach((c, ci) => {
-      for (let i = 0; i + K <= c.length; i++) {
-        const at = this.grams.get(c.slice(i, i + K));
-        if (!at) continue;
+      forEachGram(c, (i, h) => {
+        const at = this.grams.get(h);
+        if (!at) return;
         for (const p of at) {
+          if (!sameRun(this.prompt, p, c, i)) continue;
           for (let j = p; j < p + K; j++) {
             if (this.covered[j] === 0) {
               this.covered[j] = 1;
@@ -147,7 +171,7 @@ export class LeakageMeter {
             }
           }
         }
-      }
+      });
       const kind = `${kinds[ci >> 1] ?? 'original'}${ci % 2 ? '/reversed' : ''}`;
       if (!hit && this.coveredCount >= this.charNeed) hit = { measure: 'characters', matched: this.coveredCount, needed: this.charNeed, of: this.weight.reduce((a, b) => a + b, 0), view: kind };
     });

@@ -142,7 +142,7 @@ export function findProtected(values: ProtectedValue[], views: AnswerViews): Pro
   for (const pv of values) {
     const folded = fold(pv.value);
     for (let i = 0; i < views.texts.length; i++) {
-      if (wholeWord(fold(views.texts[i]!), folded)) return { value: mask(pv.value), why: pv.why, form: i === 0 ? 'plain' : views.kinds[i]! };
+      if (wholeWord(views.folded[i]!, folded)) return { value: mask(pv.value), why: pv.why, form: i === 0 ? 'plain' : views.kinds[i]! };
     }
     // Letters-only forms: long enough that a chance run of letters does not make it.
     if (pv.key.length >= 6) {

@@ -1,12 +1,14 @@
 import type { ExternalFinding } from '../../ports.js';
 import type { ChatRequest } from '../../providers/types.js';
-import { readConversation } from './conversation.js';
+import { readConversation, type Conversation } from './conversation.js';
 import { LeakageMeter, type LeakageOptions } from './leakage.js';
 import { ExfilChecker } from './markdown-exfil.js';
 import { findProtected, protectedValues, type ProtectedValue } from './protected.js';
 import { Provenance, type ToolCallIn } from './provenance.js';
 import { answerViews } from './text.js';
 import type { ToolKind } from './tool-kinds.js';
+
+const URLISH = /https?:|\/\/|\]\(|\]:|<(?:img|a|image|source|video|audio|iframe)\b/i;
 
 /** `security.outcome` as the proxy reads it (defaults in outcome/settings.ts). */
 export interface OutcomeSettings {
@@ -26,28 +28,43 @@ export interface OutcomeSettings {
  * each guard reports once per request.
  */
 export class OutcomeSession {
+  private readonly conv: Conversation;
   private readonly leakage: LeakageMeter | null;
-  private readonly protectedList: ProtectedValue[];
-  private readonly provenance: Provenance | null;
-  private readonly exfil: ExfilChecker | null;
+  /** Built on first use (most answers have no tool call and no link). */
+  private protectedCache: ProtectedValue[] | null = null;
+  private provenanceCache: Provenance | null = null;
+  private exfilCache: ExfilChecker | null = null;
   private readonly reported = new Set<string>();
   /** Letters and digits (upper case) of the system, developer and user turns. */
   private readonly callerText: string;
 
   constructor(req: ChatRequest, caller: string | null, private readonly s: OutcomeSettings) {
-    const conv = readConversation(req);
+    const conv = (this.conv = readConversation(req));
     this.callerText = [...conv.system, ...conv.user].join('\n').replace(/[^\p{L}\p{N}]/gu, '').toUpperCase();
     const meter = s.leakage.enabled && conv.system.length ? new LeakageMeter(conv.system, s.leakage) : null;
     this.leakage = meter?.active ? meter : null;
-    const configured = [...s.protected_values.values, ...(caller ? (s.protected_values.by_caller[caller] ?? []) : [])];
-    this.protectedList = s.protected_values.enabled || s.markdown_exfil.enabled ? protectedValues(conv.system, { min_length: s.protected_values.min_length, values: configured }) : [];
-    this.provenance = s.tool_hijack.enabled ? new Provenance(conv, { tools: s.tools, unknown_is_sink: s.tool_hijack.unknown_is_sink, trusted_destinations: s.tool_hijack.trusted_destinations }) : null;
-    this.exfil = s.markdown_exfil.enabled ? new ExfilChecker(conv, this.protectedList, [...s.link_allowlist, ...s.tool_hijack.trusted_destinations]) : null;
+    this.configured = [...s.protected_values.values, ...(caller ? (s.protected_values.by_caller[caller] ?? []) : [])];
   }
 
-  /** Whether any guard has something to look at in this request. */
+  private readonly configured: string[];
+
+  private get protectedList(): ProtectedValue[] {
+    return (this.protectedCache ??= this.conv.system.length || this.configured.length ? protectedValues(this.conv.system, { min_length: this.s.protected_values.min_length, values: this.configured }) : []);
+  }
+
+  private get provenance(): Provenance | null {
+    if (!this.s.tool_hijack.enabled) return null;
+    return (this.provenanceCache ??= new Provenance(this.conv, { tools: this.s.tools, unknown_is_sink: this.s.tool_hijack.unknown_is_sink, trusted_destinations: this.s.tool_hijack.trusted_destinations }));
+  }
+
+  private get exfil(): ExfilChecker | null {
+    if (!this.s.markdown_exfil.enabled) return null;
+    return (this.exfilCache ??= new ExfilChecker(this.conv, this.protectedList, [...this.s.link_allowlist, ...this.s.tool_hijack.trusted_destinations]));
+  }
+
+  /** Whether any guard is on (each builds what it needs from the request on first use). */
   get active(): boolean {
-    return this.leakage !== null || (this.s.protected_values.enabled && this.protectedList.length > 0) || this.provenance !== null || this.exfil !== null;
+    return this.leakage !== null || this.s.protected_values.enabled || this.s.tool_hijack.enabled || this.s.markdown_exfil.enabled;
   }
 
   /** Whether a value found in the answer (PII) is one the caller wrote in its own turns. */
@@ -66,7 +83,8 @@ export class OutcomeSession {
   checkText(text: string): ExternalFinding[] {
     const out: ExternalFinding[] = [];
     if (!text) return out;
-    const views = this.leakage || this.protectedList.length ? answerViews(text) : null;
+    const guardValues = this.s.protected_values.enabled && this.protectedList.length > 0;
+    const views = this.leakage || guardValues ? answerViews(text) : null;
     if (this.leakage && views && !this.reported.has('outcome.system_prompt_leak')) {
       const e = this.leakage.observe(views);
       if (e && this.once('outcome.system_prompt_leak')) {
@@ -77,7 +95,7 @@ export class OutcomeSession {
         });
       }
     }
-    if (this.s.protected_values.enabled && views && this.protectedList.length && !this.reported.has('outcome.protected_value')) {
+    if (guardValues && views && !this.reported.has('outcome.protected_value')) {
       const e = findProtected(this.protectedList, views);
       if (e && this.once('outcome.protected_value')) {
         out.push({
@@ -87,8 +105,9 @@ export class OutcomeSession {
         });
       }
     }
-    if (this.exfil && !this.reported.has('outcome.markdown_exfil')) {
-      const e = this.exfil.check(text);
+    // Only a text with a URL in it can carry one away.
+    if (this.s.markdown_exfil.enabled && URLISH.test(text) && !this.reported.has('outcome.markdown_exfil')) {
+      const e = this.exfil!.check(text);
       if (e && this.once('outcome.markdown_exfil')) {
         out.push({
           attack_type: 'data_exfiltration', severity: 'high', confidence: 0.9, detector: 'outcome', rule_id: 'outcome.markdown_exfil',
@@ -102,7 +121,7 @@ export class OutcomeSession {
 
   /** Complete tool calls of the answer. */
   checkToolCalls(calls: ToolCallIn[]): ExternalFinding[] {
-    if (!this.provenance) return [];
+    if (!calls.length || !this.provenance) return [];
     const out: ExternalFinding[] = [];
     for (const call of calls) {
       for (const e of this.provenance.check(call)) {

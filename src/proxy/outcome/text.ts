@@ -56,6 +56,8 @@ export interface AnswerViews {
   texts: string[];
   /** The view kind of each text: original, normalised, decoded:base64, ... */
   kinds: string[];
+  /** fold() of each text. */
+  folded: string[];
   /** compact() of each text, and of each reversed (a value written backwards). */
   compacts: string[];
   /** Acrostic readings (first letter of each line, of each word). */
@@ -120,9 +122,10 @@ export function answerViews(text: string): AnswerViews {
   const texts = views.map((v) => v.text);
   const kinds = views.map((v) => v.kind);
   const compacts: string[] = [];
-  for (const t of texts) {
-    const c = compact(t);
+  const folded = texts.map(fold);
+  for (const f of folded) {
+    const c = f.replace(NOT_WORD, '');
     compacts.push(c, [...c].reverse().join(''));
   }
-  return { texts, kinds, compacts, acrostics: initials(text) };
+  return { texts, kinds, folded, compacts, acrostics: initials(text) };
 }
