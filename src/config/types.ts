@@ -6,6 +6,7 @@ export interface OutcomeConfig {
   protected_values?: { enabled?: boolean; min_length?: number; values?: string[]; by_caller?: Record<string, string[]> };
   tool_hijack?: { enabled?: boolean; unknown_is_sink?: boolean; trusted_destinations?: string[] };
   markdown_exfil?: { enabled?: boolean };
+  input_check?: { enabled?: boolean };
   /** Tool name → what it does (send, pay, post, fetch, delete, run: sinks; read: not). */
   tools?: Record<string, 'send' | 'pay' | 'post' | 'fetch' | 'delete' | 'run' | 'read'>;
 }

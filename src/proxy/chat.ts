@@ -112,6 +112,14 @@ export class ChatService {
     // Output scans also name the provider that answered (known once routed).
     const outputCtx: Omit<ScanContext, 'source'> = { ...base };
     const outcome = this.outcomeGate(input, call, outputCtx, enforce);
+    const asked = outcome ? await outcome.input(groups.map((g) => g.text).join('\n\n')) : null;
+    if (asked?.blocked) {
+      this.deps.metrics?.blocked.inc({ phase: 'input' });
+      throw new WardenError(400, 'security_violation', 'The request was blocked by a security policy: it asks for what the system prompt protects.', {
+        code: 'prompt_blocked',
+        extra: { threat_ids: asked.threat_ids, scan_ids: asked.scan_ids },
+      });
+    }
     const check = this.outputCheck(settings, canary, outputCtx, outcome);
 
     if (!input.stream) {

@@ -103,6 +103,13 @@ export const securitySchema = {
           description: 'Markdown/HTML images and links that carry conversation data to a host nobody named.',
           properties: { enabled: { type: 'boolean', default: true } },
         },
+        input_check: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description: 'Flag (severity medium) a request whose user turn asks about what the system prompt protects, before it goes upstream.',
+          properties: { enabled: { type: 'boolean', default: false } },
+        },
         tools: {
           type: 'object',
           default: {},

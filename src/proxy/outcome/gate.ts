@@ -49,6 +49,17 @@ export class OutcomeGate {
   /** For the output scan (ScanContext.supplied): PII the caller wrote itself is not exposure. */
   readonly supplied = (value: string): boolean => this.session.supplied(value);
 
+  /** Before the request goes upstream: the optional context-aware input check, recorded as a
+   * `prompt` scan; blocks only when the policy makes its finding blocking. */
+  async input(text: string): Promise<OutputVerdict | null> {
+    const findings = this.session.checkInput();
+    if (!findings.length) return null;
+    const { scanner, ctx, enforce } = this.deps;
+    if (!scanner.record) return this.record(findings, text);
+    const s = await scanner.record(findings, text, 'prompt', { ...ctx, source: 'prompt' });
+    return { blocked: enforce && s.verdict === 'block', threat_ids: s.threats.map((t) => t.threat_id), scan_ids: [s.scan_id] };
+  }
+
   /** A text the output guard scanned: merged into its verdict. */
   async text(text: string, verdict: OutputVerdict): Promise<OutputVerdict> {
     const v = await this.record(this.session.checkText(text), text);

@@ -53,7 +53,8 @@ function valueShaped(tok: string): boolean {
 
 const CJK_PHRASE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
-function hasPhrase(sentence: string): boolean {
+/** Whether a text holds one of the secret phrases (secret-phrases.ts). */
+export function hasPhrase(sentence: string): boolean {
   const f = fold(sentence);
   for (const p of SECRET_PHRASES) {
     const at = f.indexOf(p);

@@ -1,6 +1,7 @@
 import type { ExternalFinding } from '../../ports.js';
 import type { ChatRequest } from '../../providers/types.js';
 import { readConversation, type Conversation } from './conversation.js';
+import { inputCheck } from './input-check.js';
 import { LeakageMeter, type LeakageOptions } from './leakage.js';
 import { ExfilChecker } from './markdown-exfil.js';
 import { findProtected, protectedValues, type ProtectedValue } from './protected.js';
@@ -16,6 +17,8 @@ export interface OutcomeSettings {
   protected_values: { enabled: boolean; min_length: number; values: string[]; by_caller: Record<string, string[]> };
   tool_hijack: { enabled: boolean; unknown_is_sink: boolean; trusted_destinations: string[] };
   markdown_exfil: { enabled: boolean };
+  /** The optional context-aware input check (input-check.ts). */
+  input_check: { enabled: boolean };
   tools: Record<string, ToolKind>;
   /** security.output.link_allowlist */
   link_allowlist: string[];
@@ -64,7 +67,7 @@ export class OutcomeSession {
 
   /** Whether any guard is on (each builds what it needs from the request on first use). */
   get active(): boolean {
-    return this.leakage !== null || this.s.protected_values.enabled || this.s.tool_hijack.enabled || this.s.markdown_exfil.enabled;
+    return this.leakage !== null || this.s.protected_values.enabled || this.s.tool_hijack.enabled || this.s.markdown_exfil.enabled || this.s.input_check.enabled;
   }
 
   /** Whether a value found in the answer (PII) is one the caller wrote in its own turns. */
@@ -117,6 +120,20 @@ export class OutcomeSession {
       }
     }
     return out;
+  }
+
+  /** Before the request goes upstream (`input_check`): the user asks for what the system prompt protects. */
+  checkInput(): ExternalFinding[] {
+    if (!this.s.input_check.enabled) return [];
+    const e = inputCheck(this.conv.user[this.conv.user.length - 1] ?? '', this.protectedList.length);
+    if (!e) return [];
+    return [
+      {
+        attack_type: 'system_prompt_extraction', severity: 'medium', confidence: 0.6, detector: 'outcome', rule_id: 'outcome.asks_protected',
+        message: `The system prompt protects ${e.protected_values} value(s) and the user turn asks about one (${e.asked}${e.cue ? `: ${e.cue}` : ''}).`,
+        evidence: { ...e },
+      },
+    ];
   }
 
   /** Complete tool calls of the answer. */

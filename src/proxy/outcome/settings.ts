@@ -7,6 +7,7 @@ export const DEFAULT_OUTCOME: Omit<OutcomeSettings, 'link_allowlist'> = {
   protected_values: { enabled: true, min_length: 4, values: [], by_caller: {} },
   tool_hijack: { enabled: true, unknown_is_sink: true, trusted_destinations: [] },
   markdown_exfil: { enabled: true },
+  input_check: { enabled: false },
   tools: {},
 };
 
@@ -18,6 +19,7 @@ export function outcomeSettings(c: OutcomeConfig | undefined, linkAllowlist: str
     protected_values: { ...d.protected_values, ...c?.protected_values },
     tool_hijack: { ...d.tool_hijack, ...c?.tool_hijack },
     markdown_exfil: { ...d.markdown_exfil, ...c?.markdown_exfil },
+    input_check: { ...d.input_check, ...c?.input_check },
     tools: { ...d.tools, ...c?.tools },
     link_allowlist: linkAllowlist,
   };
