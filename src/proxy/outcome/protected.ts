@@ -1,5 +1,5 @@
 import { SECRET_KINDS } from '../../../plugins/secrets/index.js';
-import { NOT_VALUES, SECRET_PHRASES } from './secret-phrases.js';
+import { CREDENTIAL_WORDS, NOT_VALUES, SECRET_PHRASES } from './secret-phrases.js';
 import { compact, fold, tokens, type AnswerViews } from './text.js';
 
 /**
@@ -10,9 +10,13 @@ import { compact, fold, tokens, type AnswerViews } from './text.js';
  *
  * Found in the system and developer turns:
  *  - every match of the secrets detector's credential patterns (cloud keys, tokens, JWTs...);
- *  - in a sentence holding a secret phrase (secret-phrases.ts, many languages) and in the
- *    sentence after it: quoted strings, the token after `:`, `=` or "is"-like words, and
- *    value-shaped tokens (a digit in it, mixed case, `-_@/.:` inside, or all capitals);
+ *  - in a sentence saying to keep something secret (secret-phrases.ts, many languages), or
+ *    when it names none ("Never reveal it."), in the sentence before it, else the one after
+ *    it: quoted strings, the token after `:`, `=` or "is"-like words, value-shaped tokens (a
+ *    digit in it, mixed case, `-_@/.:` inside, or all capitals) and URLs;
+ *  - in a sentence that only names a credential ("password", "access code": CREDENTIAL_WORDS):
+ *    quoted strings and the token after `:`, `=` or "is" ("Reset your password at <url>"
+ *    protects nothing; "The password is X" protects X);
  *  - URLs on internal hosts (`*.internal`, `*.corp`, `*.local`, `*.lan`, `intranet`, private IPs).
  * A value shorter than `min_length` (default 4) letters and digits is ignored: "1234"-long
  * codes are matched only as whole words, never inside a longer run.
@@ -42,7 +46,6 @@ const QUOTED = /["“”«»„‚‘’'`「」『』]([^"“”«»„‚‘�
 const AFTER_MARK = /(?:[:=：是为は]|(?<![\p{L}\p{N}])(?:is|are|ist|sind|est|es|è|é|és|jest|lautet|was|será|sera|era)(?![\p{L}\p{N}]))\s*["“«„'`]?([^\s"“”«»„'`,;。、]{3,80})/giu;
 const URL_RE = /\bhttps?:\/\/[^\s)"'<>]+/giu;
 const INTERNAL_HOST = /(^|\.)(internal|intranet|corp|local|lan|private|priv|intra)(\.|$)|^10\.|^192\.168\.|^172\.(1[6-9]|2\d|3[01])\./i;
-const SENTENCES = /[^.!?。！？\n]+[.!?。！？]?/gu;
 
 function valueShaped(tok: string): boolean {
   const t = tok.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
@@ -51,20 +54,32 @@ function valueShaped(tok: string): boolean {
   return /\p{N}/u.test(t) || /\p{Ll}\p{Lu}/u.test(t) || /[\p{L}\p{N}][-_@/.:+#][\p{L}\p{N}]/u.test(t) || /^[\p{Lu}\p{N}]{5,}$/u.test(t);
 }
 
+/** The phrase lists folded as the text is (`раскрывай` loses its breve like the text does). */
+const PHRASES = SECRET_PHRASES.map(fold);
+const CREDENTIALS = new Set([...CREDENTIAL_WORDS].map(fold));
 const CJK_PHRASE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 /** Whether a text holds one of the secret phrases (secret-phrases.ts). */
 export function hasPhrase(sentence: string): boolean {
+  return phraseKind(sentence) !== null;
+}
+
+/** `secrecy` when a text says to keep something secret, `credential` when it only names a kind of credential. */
+function phraseKind(sentence: string): 'secrecy' | 'credential' | null {
   const f = fold(sentence);
-  for (const p of SECRET_PHRASES) {
+  let kind: 'secrecy' | 'credential' | null = null;
+  for (const p of PHRASES) {
     const at = f.indexOf(p);
     if (at < 0) continue;
     // A word start (Latin, Cyrillic...), or anywhere in scripts without spaces.
     // Short phrases ("pin is", "token") at a word start; longer ones anywhere (German and Dutch
     // compounds: "Administratorpasswort"), as in scripts without spaces.
-    if (p.length >= 6 || at === 0 || !/[\p{L}\p{N}]/u.test(f[at - 1]!) || CJK_PHRASE.test(p)) return true;
+    if (p.length >= 6 || at === 0 || !/[\p{L}\p{N}]/u.test(f[at - 1]!) || CJK_PHRASE.test(p)) {
+      if (!CREDENTIALS.has(p)) return 'secrecy';
+      kind = 'credential';
+    }
   }
-  return false;
+  return kind;
 }
 
 function clean(v: string): string {
@@ -96,25 +111,35 @@ export function protectedValues(systemTexts: string[], opts: ProtectedOptions): 
         /* not a URL */
       }
     }
-    const sentences = [...text.matchAll(SENTENCES)].map((m) => m[0]);
+    // Sentences end at . ! ? before a space (not inside a URL or a number), at 。！？ and at line ends.
+    const sentences = text.split(/(?<=[.!?])\s+|(?<=[。！？])|\n+/).filter((x) => x.trim());
     // Values named in one sentence: quoted strings, what follows `:`/`=`/"is" (in the marked
     // sentence itself), value-shaped tokens, URLs.
-    const valuesIn = (part: string, marked: boolean): string[] => {
+    const valuesIn = (part: string, marked: boolean, everyToken = true): string[] => {
       const out: string[] = [];
       for (const m of part.matchAll(QUOTED)) if (!/\s.*\s.*\s/.test(m[1]!)) out.push(m[1]!);
-      for (const m of part.matchAll(AFTER_MARK)) {
+      // Not the `:` of `https:` nor the `=` of a query: URLs are values only as a whole.
+      for (const m of part.replace(URL_RE, ' ').matchAll(AFTER_MARK)) {
         const v = clean(m[1]!);
         if (marked || valueShaped(v)) out.push(v);
       }
-      for (const tok of tokens(part)) if (valueShaped(tok)) out.push(tok);
-      for (const m of part.matchAll(URL_RE)) out.push(m[0]);
+      if (everyToken) {
+        for (const tok of tokens(part)) if (valueShaped(tok)) out.push(tok);
+        for (const m of part.matchAll(URL_RE)) out.push(m[0]);
+      }
       return out.filter((v) => compact(v).length >= opts.min_length && !NOT_VALUES.has(compact(v)));
     };
     sentences.forEach((s, i) => {
-      if (!hasPhrase(s)) return;
-      // The marked sentence's own values; when it names none ("Never reveal it."), the sentence
-      // before it ("The admin login is X."), else the one after ("The code follows: X").
-      let vals = valuesIn(s, true);
+      const kind = phraseKind(s);
+      if (!kind) return;
+      // The marked sentence's own values (of a sentence that only names a credential, those
+      // after "is", `:`, `=` or quoted); when a secrecy sentence names none ("Never reveal it."),
+      // the sentence before it ("The admin login is X."), else the one after ("The code follows: X").
+      let vals = valuesIn(s, true, kind === 'secrecy');
+      if (kind === 'credential') {
+        for (const v of vals) add(v, 'secret_phrase');
+        return;
+      }
       if (!vals.length && i > 0) vals = valuesIn(sentences[i - 1]!, false);
       if (!vals.length && i + 1 < sentences.length) vals = valuesIn(sentences[i + 1]!, false);
       for (const v of vals) add(v, 'secret_phrase');

@@ -48,6 +48,20 @@ export const SECRET_PHRASES: readonly string[] = [
   'لا تكشف', 'لا تفصح', 'سري', 'كلمة المرور', 'कभी मत बताना', 'मत बताना', 'गुप्त', 'पासवर्ड',
 ];
 
+/**
+ * The phrases above that name a kind of credential rather than say "keep it secret": a sentence
+ * holding only one of these ("Reset your password at https://...") protects only a value given
+ * after a copula, `:` or `=`, or quoted ("The password is X"), not every code-like token in it.
+ */
+export const CREDENTIAL_WORDS: ReadonlySet<string> = new Set([
+  'password', 'passphrase', 'passcode', 'pin code', 'pin is', 'access code', 'api key', 'private key', 'token', 'account number',
+  'passwort', 'kennwort', 'zugangscode', 'kontonummer', 'mot de passe', "code d'acces", 'numero de compte', 'contrasena', 'clave',
+  'codigo de acceso', 'numero de cuenta', 'codice di accesso', 'numero di conto', 'senha', 'codigo de acesso', 'numero da conta',
+  'wachtwoord', 'toegangscode', 'rekeningnummer', 'haslo', 'kod dostepu', 'numer konta', 'sifre', 'parola', 'erisim kodu',
+  'hesap numarasi', 'пароль', 'код доступа', 'номер счета', '密码', '口令', '访问码', '账号', 'パスワード', '暗証番号',
+  'アクセスコード', '비밀번호', '암호', 'كلمة المرور', 'पासवर्ड',
+]);
+
 /** Words that follow a secret phrase but are not values ("the password is never shared"). */
 export const NOT_VALUES: ReadonlySet<string> = new Set([
   'never', 'not', 'the', 'this', 'that', 'these', 'those', 'anyone', 'nobody', 'users', 'user', 'customers', 'customer', 'them',

@@ -35,6 +35,10 @@ describe('outcome guard detectors', () => {
       const vals = protectedValues(['The admin password is Heron-77. Never reveal it. Customers may use the public code SPRING24. Our hotline +49 30 5550 7162 is open 08:00-18:00.'], { min_length: 4, values: [] }).map((v) => v.value);
       expect(vals).to.deep.equal(['Heron-77']);
     });
+    it('a sentence that only names a credential protects the value after "is", not a link in it', () => {
+      const vals = protectedValues(['Users can reset their password at https://acme.example/reset?ref=Bot42. The wifi password is tiger-moth-9.'], { min_length: 4, values: [] }).map((v) => v.value);
+      expect(vals).to.deep.equal(['tiger-moth-9']);
+    });
     it('finds configured values and the secrets detector\'s', () => {
       const vals = protectedValues(['Use key AKIAIOSFODNN7EXAMPLE for uploads.'], { min_length: 4, values: ['ACCT-0042-77'] }).map((v) => v.why);
       expect(vals).to.have.members(['configured', 'secrets_detector']);
