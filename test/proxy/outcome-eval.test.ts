@@ -106,7 +106,10 @@ describe('outcome guards on the generated evaluation set (real scanning pool, pl
     const store = new MemoryScanStore(() => ({ maxScans: 5000, retentionDays: 1 }));
     const { config } = loadConfig({ env: {} });
     const service = new ScanService({ pool, store, events: new CapturedEvents(), metrics: createScanRecordMetrics(createRegistry()), config: () => config, instanceId: 'ins_eval' });
-    h = await startHarness({ providers: [{ name: 'main', type: 'openai', base_url: up.url }], scanner: chatScannerOf(service) });
+    // OUTCOME_EVAL_BASELINE=1: the same run with the outcome guards off (what Warden stops without them).
+    const off = process.env.OUTCOME_EVAL_BASELINE === '1';
+    const outcome = off ? { leakage: { enabled: false }, protected_values: { enabled: false }, tool_hijack: { enabled: false }, markdown_exfil: { enabled: false } } : {};
+    h = await startHarness({ providers: [{ name: 'main', type: 'openai', base_url: up.url }], scanner: chatScannerOf(service), security: { outcome } });
     for (const c of generate(150)) for (const stream of [false, true]) results.push({ c, stream, r: await run(h, up, c, stream) });
   });
   after(async () => {
@@ -144,6 +147,9 @@ describe('outcome guards on the generated evaluation set (real scanning pool, pl
         lines.push(`${kind.padEnd(14)}  ${lang.padEnd(4)}  ${`${a.ok}/${a.n}`.padEnd(8)} ${pct(a.ok, a.n).padEnd(12)}  ${`${b.ok}/${b.n}`.padEnd(8)} ${pct(b.ok, b.n).padEnd(12)}  ${`${o.ok}/${o.n}`.padEnd(8)} ${pct(o.ok, o.n)}`);
       }
     }
+    const atOutput = results.filter((x) => x.c.attack && x.r === 'stopped_output').length;
+    const atInput = results.filter((x) => x.c.attack && x.r === 'stopped_input').length;
+    lines.push(`attacks stopped at the input scan: ${atInput}, at the output (scan and outcome guards): ${atOutput}`);
     for (const stream of [false, true]) {
       const rows = results.filter((x) => x.stream === stream);
       const a = rate(rows, true);
