@@ -209,7 +209,6 @@ export class ChatService {
     }
   }
 
-  /** Output scan for this request: the scanning pool plus, when planted, the canary. */
   /** The outcome guards of this request (src/proxy/outcome/), or null when off or nothing to guard. */
   private outcomeGate(req: ChatRequest, call: ChatCall, ctx: Omit<ScanContext, 'source'>, enforce: boolean): OutcomeGate | null {
     const s = this.deps.outcome?.();
@@ -218,6 +217,7 @@ export class ChatService {
     return session.active ? new OutcomeGate(session, { scanner: this.deps.scanner, events: this.deps.events, ctx, enforce }) : null;
   }
 
+  /** Output scan for this request: the scanning pool, the outcome guards' text checks and, when planted, the canary. */
   private outputCheck(settings: ChatSettings, canary: string | null, base: Omit<ScanContext, 'source'>, outcome: OutcomeGate | null = null): OutputCheck {
     const enforce = settings.mode === 'enforce';
     return async (text, partial) => {
