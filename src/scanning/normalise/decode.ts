@@ -20,17 +20,21 @@ export interface DecodeResult {
   payloads: number;
 }
 
-/** Accepts text that is at least 85% printable and carries some letters. */
+/** Accepts text that is at least 85% printable and carries some letters (letters and digits at least 30 %). */
 export function mostlyPrintable(s: string): boolean {
   if (s.length < MIN_DECODED_CHARS) return false;
   let bad = 0;
   let letters = 0;
+  let digits = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if ((c < 32 && c !== 9 && c !== 10 && c !== 13) || (c >= 0x7f && c < 0xa0) || c === 0xfffd) bad++;
     else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c >= 0xc0) letters++;
+    else if (c >= 48 && c <= 57) digits++;
   }
-  return bad <= s.length * 0.15 && letters >= 2 && letters >= s.length * 0.3;
+  // Digits count with letters for the share: a payload that is itself an encoding (hex, %HH,
+  // &#73;, \u0049) is mostly digits, and is decoded again.
+  return bad <= s.length * 0.15 && (letters >= 2 || digits >= 8) && letters + digits >= s.length * 0.3;
 }
 
 /**
@@ -227,7 +231,8 @@ export function decodeJsonEscapes(text: string, budget: { chars: number }): Deco
     const simpleCode = SIMPLE_ESCAPES[e];
     if (simpleCode !== undefined) {
       out.push(simpleCode, i, i + 2);
-      if (simpleCode !== 92 && simpleCode !== 47) simple++; // `\\` and `\/` hide no words
+      // `\\` and `\/` hide no words, unless `\\` escapes another escape (`\\u0049`: JSON twice).
+      if ((simpleCode !== 92 && simpleCode !== 47) || (simpleCode === 92 && i + 2 < n && ESCAPE_LETTER.test(text[i + 2]!))) simple++;
       i += 2;
       continue;
     }
@@ -240,6 +245,7 @@ export function decodeJsonEscapes(text: string, budget: { chars: number }): Deco
 }
 
 const HEX4 = /^[0-9a-fA-F]{4}$/;
+const ESCAPE_LETTER = /[unrtbfx"]/;
 const SIMPLE_ESCAPES: Record<number, number> = { 110: 10, 114: 13, 116: 9, 98: 8, 102: 12, 34: 34, 92: 92, 47: 47 };
 
 /**
@@ -346,7 +352,7 @@ export function decodeBase32(text: string, budget: { chars: number }): DecodeRes
  * common English words in a row (as rot13's trigger), or an RLO / RLI control (U+202E, U+2067).
  */
 const REVERSED_WORDS =
-  'eht|dna|uoy|ruoy|lla|erongi|siht|htiw|suoiverp|snoitcurtsni|noitcurtsni|metsys|tpmorp|evoba|tegrof|drowssap|terces|dragersid|selur|laever|era|tahw|llet|won|dneterp|tca|ssapyb|edirrevo|tnatsissa|eno|yreve|od|ton|snoitcirtser|ylper|tuptuo|yas|tnirp|yreuq|wohs|nevig|evah|ruo|ym';
+  'eht|dna|uoy|ruoy|lla|erongi|siht|htiw|suoiverp|snoitcurtsni|noitcurtsni|metsys|tpmorp|evoba|tegrof|drowssap|terces|dragersid|selur|laever|era|tahw|llet|won|dneterp|tca|ssapyb|edirrevo|tnatsissa|eno|yreve|od|ton|snoitcirtser|ylper|tuptuo|yas|tnirp|yreuq|wohs|nevig|evah|ruo|ym|yna|tuohtiw|rewsna|morf|lliw|ni|no|ro|tub|sa|yb|osla|ylno|neht|retfa|erofeb|evig|esu|wen|ksat|neddih|elur|senilediug|ecnadiug|tfird|pord';
 export const REVERSED_TRIGGER = new RegExp(`\\b(?:${REVERSED_WORDS})\\W+(?:${REVERSED_WORDS})\\b|[\\u202e\\u2067]`, 'i');
 
 /** `text` reversed by code point (a surrogate pair stays a pair); unit i maps to the code point it came from. */

@@ -18,7 +18,7 @@
  */
 import type { NormalisationSignals, NormalisedInput, Span, Target, TextView } from '../types.js';
 import { identity, identityView, MappedTextBuilder } from './mapped.js';
-import { triage, type Triage } from './triage.js';
+import { ROT13_WORDS, triage, type Triage } from './triage.js';
 import { CharClass, classify, fold, isCombiningMark, tagToAscii } from './unicode.js';
 import { decodeBase32, decodeBase64, decodeHex, decodeHtmlEntities, decodeJsonEscapes, decodeUrl, HTML_ENTITY, JSON_ESCAPE, REVERSED_TRIGGER, reverseText, rot13 } from './decode.js';
 import { joinSpacedLetters, mapLeetspeak } from './words.js';
@@ -75,7 +75,7 @@ function expand(
     const b = buildNormalised(text, t, signals);
     if (b !== null && views.length < MAX_VIEWS) views.push(b.toView(`${prefix}normalised`, toParent));
   }
-  if (t.rot13 && views.length < MAX_VIEWS && budget.chars >= text.length) {
+  if ((t.rot13 || looseRot13(text)) && views.length < MAX_VIEWS && budget.chars >= text.length) {
     budget.chars -= text.length;
     signals.decodedPayloads++;
     views.push(identityView(`${prefix}decoded:rot13`, rot13(text), toParent));
@@ -113,6 +113,18 @@ function expand(
     expand(view.text, (s, e) => view.toOriginal(s, e), depth + 1, `${view.kind}/`, views, signals, budget);
   }
   return t;
+}
+
+/** Two rot13'd common words anywhere in the text, not only side by side as the triage asks
+ * ("naq cevag gur": and print the). A JS pass of its own: the triage patterns are mirrored in
+ * the rule prefilter's sets and the vectorscan addon's C triage. */
+const ROT13_MORE = 'nal|rirel|jvgubhg|nafjre|sebz|lbhe|zl|jvyy|unir|ohg|abg|nyfb|bayl|gura|nsgre|orsber|cevag|fubj|tvir|hfr|arj|gnfx|uvqqra|ehyr|thvqryvar|thvqryvarf|cevbe|bireevqr|olcnff|qebc';
+const ROT13_ANY = new RegExp(`\\b(?:${ROT13_WORDS}|${ROT13_MORE})\\b`, 'gi');
+function looseRot13(text: string): boolean {
+  ROT13_ANY.lastIndex = 0;
+  let found = 0;
+  for (let m = ROT13_ANY.exec(text); m !== null; m = ROT13_ANY.exec(text)) if (++found >= 2) return true;
+  return false;
 }
 
 /** The text reversed by code point; a range of it maps back to the one range of `text` it reverses. */
