@@ -170,16 +170,16 @@ function mapRemainingLeet(b: MappedTextBuilder): number {
       continue;
     }
     let j = i;
+    while (j < n && isLeetToken(b.codeAt(j))) j++;
+    let end = j;
+    while (end > i && b.codeAt(end - 1) === 33) end--; // a trailing "!" is punctuation
     let letters = 0;
     let leet = 0;
-    while (j < n && isLeetToken(b.codeAt(j))) {
-      const c = b.codeAt(j);
+    for (let p = i; p < end; p++) {
+      const c = b.codeAt(p);
       if (c >= 97 && c <= 122) letters++;
       else if (LEET[c] !== undefined) leet++;
-      j++;
     }
-    let end = j;
-    while (end > i && b.codeAt(end - 1) === 33) end--;
     if (letters >= 1 && leet >= 1 && j - i <= 24) {
       for (let p = i; p < end; p++) {
         const m = LEET[b.codeAt(p)];
