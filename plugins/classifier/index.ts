@@ -243,7 +243,11 @@ const plugin: DetectorPlugin = {
       if (!v.kind.startsWith('decoded:') || ++decodedViews > MAX_DECODED_VIEWS) continue;
       const s = c.score(v.text);
       const t = thresholdFor(v.text);
-      if (s.logit - t > logit - threshold) ({ logit, start, end } = s), (threshold = t), (view = v);
+      if (s.logit - t > logit - threshold) {
+        ({ logit, start, end } = s);
+        threshold = t;
+        view = v;
+      }
     }
     if (!(logit >= threshold)) return [];
     const windowText = view.text.slice(start, end);
