@@ -254,10 +254,13 @@ const plugin: DetectorPlugin = {
     const attackType: AttackType = input.target === 'rag' ? 'indirect_injection' : c.typeLogit(windowText) > 0 ? 'jailbreak' : 'prompt_injection';
     const confidence = Math.min(0.95, sigmoid(logit - threshold + 1));
     const capped = input.target === 'rag' && ctx.config.rag_severity !== 'by_score';
-    // Text the normaliser had to undo (decoded, leetspeak, spaced, hidden characters) read by the
-    // model from that undone view: the disguise is evidence too, so two logits over the threshold
-    // block instead of three (the undone view scores a little lower than the plain text would).
-    const margin = view.kind !== 'original' && disguised(input) ? DISGUISED_HIGH_MARGIN : HIGH_MARGIN;
+    // Text the normaliser had to undo (decoded, leetspeak, spaced, hidden characters) that the
+    // model recognises only once undone (the original alone stays under the threshold): the
+    // disguise is evidence too, so two logits over the threshold block instead of three (the
+    // undone view scores a little lower than the plain text would). Text that reads the same
+    // either way (code with a few `\n` escapes, HTML with `&amp;`) keeps the usual margin.
+    const hidden = view.kind !== 'original' && disguised(input) && !(c.score(input.views[0]!.text).logit >= thresholdFor(input.views[0]!.text));
+    const margin = hidden ? DISGUISED_HIGH_MARGIN : HIGH_MARGIN;
     const severity: Severity = !capped && logit >= threshold + margin ? 'high' : 'medium';
     return [{
       attackType, severity, confidence: Number(confidence.toFixed(3)),
