@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { WindowScorer, F_KNOWN } from './features.js';
 import type { DetectorPlugin, Finding, NormalisedInput, AttackType, Severity } from '../../src/scanning/types.js';
+import { languageUnits, structureOf, unitText } from '../../src/scanning/structure.js';
 
 /** The format scripts/train-classifier writes. /1 and /2 (no checksum, no F_SOLO) still load. */
 export const MODEL_FORMAT = 'warden-hashed-logreg/3';
@@ -194,7 +195,10 @@ const plugin: DetectorPlugin = {
     // rag_severity: 'medium' = on retrieved documents and tool results the model alone flags and
     // records but never blocks (rules still block there); 'by_score' = high above threshold + 3,
     // as on prompts. Documents are where the model is least sure (docs/detectors.md).
-    defaultConfig: { model: null as string | null, threshold_logit: null as number | null, threshold_logit_long: null as number | null, view: 'normalised', rag_severity: 'medium' },
+    // abstain_on_data: true = score only the parts of the text that read as natural language
+    // (src/scanning/structure.ts) and say nothing on data alone (tables, logs, hashes, blobs, runs
+    // of one character); false = score the whole view as it is.
+    defaultConfig: { model: null as string | null, threshold_logit: null as number | null, threshold_logit_long: null as number | null, view: 'normalised', rag_severity: 'medium', abstain_on_data: true },
     schema: {
       type: 'object',
       additionalProperties: false,
@@ -205,6 +209,7 @@ const plugin: DetectorPlugin = {
         threshold_logit_long: { type: ['number', 'null'] },
         view: { type: 'string', minLength: 1 },
         rag_severity: { enum: ['medium', 'by_score'] },
+        abstain_on_data: { type: 'boolean' },
       },
     },
   },
@@ -216,11 +221,38 @@ const plugin: DetectorPlugin = {
     const c = classifierFor(ctx.config);
     const wanted = ctx.config.view as string;
     const view = input.views.find((v) => v.kind === wanted) ?? input.views[0]!;
-    const { logit, start, end } = c.score(view.text);
+    // Data is not language: score only the language pieces of the view (an instruction in a CSV
+    // cell, a log message or a code comment still is one), each apart, and nothing when there
+    // are none.
+    let units: Array<Array<{ start: number; end: number }>> = [[{ start: 0, end: view.text.length }]];
+    if (ctx.config.abstain_on_data !== false) {
+      const structure = view.kind === 'original' ? input.structure ?? structureOf(view.text) : structureOf(view.text);
+      units = languageUnits(view.text, structure);
+      if (units.length === 0) {
+        ctx.note?.('abstain:not-language');
+        return [];
+      }
+    }
+    // The threshold is the one the whole text would get: pieces of a long text are judged as
+    // its windows are (the best of many).
     const long = view.text.length > c.model.chunk_chars * c.model.window_chunks;
     const configured = long ? ctx.config.threshold_logit_long : ctx.config.threshold_logit;
     const fromModel = long ? c.model.threshold_logit_long ?? c.model.threshold_logit : c.model.threshold_logit;
     const threshold = typeof configured === 'number' ? configured : fromModel;
+    let logit = -Infinity;
+    let start = 0;
+    let end = 0;
+    const seen = new Set<string>();
+    for (const unit of units) {
+      const u = unitText(view.text, unit);
+      if (seen.has(u.text)) continue;
+      seen.add(u.text);
+      const r = c.score(u.text);
+      if (r.logit > logit) {
+        logit = r.logit;
+        ({ start, end } = u.toSource(r.start, r.end));
+      }
+    }
     if (!(logit >= threshold)) return [];
     const windowText = view.text.slice(start, end);
     const attackType: AttackType = input.target === 'rag' ? 'indirect_injection' : c.typeLogit(windowText) > 0 ? 'jailbreak' : 'prompt_injection';
