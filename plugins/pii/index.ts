@@ -44,7 +44,8 @@ export function cardGrouping(value: string): boolean {
   const groups = value.split(/[ -]/).map((g) => g.length);
   if (groups.length === 1) return true;
   // Two long numbers side by side ("1063606 6423197") are two numbers.
-  if (groups.length === 2 || groups[0]! > 6) return false;
+  // Pairs ("6f 59 15 f3 75 a4 ...", a hex dump) are bytes, not card groups.
+  if (groups.length === 2 || groups[0]! > 6 || groups[0] === 2) return false;
   if (groups.length === 3 && groups[0] === 4 && groups[1] === 6 && (groups[2] === 4 || groups[2] === 5)) return true;
   for (let i = 1; i < groups.length - 1; i++) if (groups[i] !== groups[0]) return false;
   // The last group may run short (4-4-4-4-3) or a little long (4-4-5).

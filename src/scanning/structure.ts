@@ -5,18 +5,21 @@
  * adversarial-suffix detector) can abstain on data instead of reading it as an attack.
  *
  * Per line:
- *  - a line that is not table-shaped (fewer than two tabs or `|`) and whose word tokens cover at
+ *  - a line that is not table-shaped (fewer than two tabs or `|`, not starting with a date, a time
+ *    or a number of four digits or more) and whose word tokens cover at
  *    least 60 % of its non-space characters is language as a whole: a *prose line* when it holds
  *    three or more words of two letters or more (and is not one word repeated), a *short line*
  *    ("Results", "Dear Anna,") when it holds one or two;
  *  - any other line is cut into cells at structural separators (tab, `|`, quotes, brackets, and
  *    `,` `;` `:` `=` not followed by a space) and each run of three or more consecutive words
  *    inside a cell is a language segment of its own: the description column of a CSV, the
- *    message of a log line, a JSON string value, the text of a table cell.
+ *    message of a log line, a JSON string value, the text of a table cell; when those runs cover
+ *    half of the line or more (a table row of sentences), the line is language as a whole.
  * A word token is letters (any script; `'`, `’`, `-`, `.` inside), at most 30 of them, after
  * leading/trailing punctuation is stripped; not a word: anything with a digit, `/`, `+`, `=` or
  * `_` inside (hex, base64, base32, hashes, UUIDs, paths, numbers), a token of 6+ characters that
- * is mostly one character doubled ("xxxxxxxx", "啊啊啊啊"). In scripts written without spaces
+ * is mostly one character doubled ("xxxxxxxx", "啊啊啊啊"), a token whose case flips inside more
+ * than camelCase does ("aGVsbG8gd29y"). In scripts written without spaces
  * (Chinese, Japanese, Thai, Lao, Khmer, Myanmar) a token of letters counts as one word per two
  * letters, whatever its length.
  *
@@ -30,7 +33,8 @@ export interface TextStructure {
   readonly language: boolean;
   /** Every non-blank line is language as a whole: the text can be scored as it is. */
   readonly allLanguage: boolean;
-  /** The language parts, in order, as [start, end) ranges of the text (lines or runs of words). */
+  /** The language parts, in order, as [start, end) ranges of the text: lines, and runs of words
+   * inside lines of data (a line of data kept whole is followed by its runs, which overlap it). */
   readonly segments: readonly LanguageSegment[];
   /** Non-space characters inside language segments / all non-space characters (0 for blank text). */
   readonly languageShare: number;
@@ -102,12 +106,14 @@ function judgeToken(text: string, start: number, end: number): TokenInfo {
   let unspaced = 0;
   let other = 0;
   let doubled = 0;
+  let innerCaps = 0;
   let prev = -1;
   let n = 0;
   for (let i = a; i < b; ) {
     const cp = text.codePointAt(i)!;
     const w = cp > 0xffff ? 2 : 1;
     const c = letterClass(cp);
+    if (cp >= 65 && cp <= 90 && prev >= 97 && prev <= 122) innerCaps++;
     if (c === L.Spaced) spaced++;
     else if (c === L.Unspaced) unspaced++;
     else if (!INNER.has(text[i]!)) other++;
@@ -124,6 +130,8 @@ function judgeToken(text: string, start: number, end: number): TokenInfo {
   if (other > 0) return NOT_WORD;
   if (unspaced > 0 && unspaced >= spaced) return { words: 1, core: '' };
   if (spaced === 0 || spaced > MAX_WORD) return NOT_WORD;
+  // "aGVsbG8gd29y": case flipping inside a token is an encoding, not a word (camelCase has a few).
+  if (innerCaps > 2 && innerCaps * 4 > spaced) return NOT_WORD;
   return { words: spaced >= 2 ? 1 : 0.5, core: text.slice(a, b).toLowerCase() };
 }
 
@@ -237,7 +245,9 @@ export function structureOf(text: string): TextStructure {
     }
     if (lineNonSpace > 0) {
       nonSpace += lineNonSpace;
-      const tableShaped = separators >= 2;
+      // A line that starts with a timestamp, a date or a number (a log line, a data row) is
+      // data around its message: only its runs of words count, never the whole line.
+      const tableShaped = separators >= 2 || startsWithNumber(text, first, lineEnd);
       const wordy = !tableShaped && wordChars >= LINE_COVERAGE * lineNonSpace;
       // A prose line, or a short line of one or two words ("Results", "Best regards,").
       if (wordy && (run.prose() || (run.words >= 1 && run.words < MIN_RUN_WORDS))) {
@@ -254,7 +264,10 @@ export function structureOf(text: string): TextStructure {
         if (runs.length > 0 && inRuns >= MIXED_LINE * lineNonSpace) {
           // Mostly words between the separators (a table row of sentences, a quoted message
           // with its sender): a language line, kept whole with its data.
+          // Its runs are read on their own as well: an instruction in a CSV cell reads as one
+          // without the row's numbers around it.
           segments.push({ start: first, end: last, whole: true });
+          for (const r of runs) segments.push(r);
           covered += lineNonSpace;
         } else {
           for (const r of runs) segments.push(r);
@@ -274,6 +287,17 @@ export function structureOf(text: string): TextStructure {
     return { language: kept.length > 0, allLanguage: false, segments: kept, languageShare: covered / nonSpace };
   }
   return { language: segments.length > 0, allLanguage, segments, languageShare: covered / nonSpace };
+}
+
+/** The token at `start` is mostly digits (4 or more) with separators: a date, a time, an id. */
+function startsWithNumber(text: string, start: number, end: number): boolean {
+  let digits = 0;
+  let i = start;
+  for (; i < end && !isSpace(text.charCodeAt(i)); i++) {
+    const u = text.charCodeAt(i);
+    if (u >= 48 && u <= 57) digits++;
+  }
+  return digits >= 4 && digits * 2 >= i - start;
 }
 
 function distinctLines(text: string, segs: readonly Span[]): number {
