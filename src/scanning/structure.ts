@@ -57,10 +57,11 @@ const MIXED_LINE = 0.5;
 const EMPTY: TextStructure = Object.freeze({ language: false, allLanguage: true, segments: Object.freeze([]) as readonly LanguageSegment[], languageShare: 0 });
 
 // Punctuation stripped from the ends of a token before it is judged.
-const LEAD = new Set([...'"\'([{*_<`‘“«¿¡-#>•·']);
-const TRAIL = new Set([...'"\'.,;:!?)]}*_>`’”»…-%']);
-/** Characters allowed inside a word between letters. */
-const INNER = new Set([...'\'’-.·']);
+const codes = (chars: string): Set<number> => new Set([...chars].map((c) => c.charCodeAt(0)));
+const LEAD = codes('"\'([{*_<`‘“«¿¡-#>•·');
+const TRAIL = codes('"\'.,;:!?)]}*_>`’”»…-%');
+/** Characters allowed inside a word between letters: ' ’ - . · */
+const isInner = (cp: number): boolean => cp === 39 || cp === 0x2019 || cp === 45 || cp === 46 || cp === 0xb7;
 
 const enum L {
   /** Not a letter. */
@@ -89,24 +90,26 @@ const isSpace = (u: number): boolean => u === 32 || u === 9 || u === 13 || u ===
 interface TokenInfo {
   /** Words it counts as (0: not a word). */
   words: number;
-  /** Lower-cased core, for counting distinct words (only for spaced-script words). */
-  core: string;
+  /** A hash of the lower-cased core, for counting distinct words (spaced-script words only;
+   * 0: none). */
+  core: number;
 }
 
-const NOT_WORD: TokenInfo = { words: 0, core: '' };
+const NOT_WORD: TokenInfo = { words: 0, core: 0 };
 
 /** Judges text[start, end) (no whitespace inside). */
 function judgeToken(text: string, start: number, end: number): TokenInfo {
   let a = start;
   let b = end;
-  while (a < b && LEAD.has(text[a]!)) a++;
-  while (b > a && TRAIL.has(text[b - 1]!)) b--;
+  while (a < b && LEAD.has(text.charCodeAt(a))) a++;
+  while (b > a && TRAIL.has(text.charCodeAt(b - 1))) b--;
   if (a >= b) return NOT_WORD;
   let spaced = 0;
   let unspaced = 0;
   let other = 0;
   let doubled = 0;
   let innerCaps = 0;
+  let hash = 0;
   let prev = -1;
   let n = 0;
   for (let i = a; i < b; ) {
@@ -114,9 +117,12 @@ function judgeToken(text: string, start: number, end: number): TokenInfo {
     const w = cp > 0xffff ? 2 : 1;
     const c = letterClass(cp);
     if (cp >= 65 && cp <= 90 && prev >= 97 && prev <= 122) innerCaps++;
+    hash = (Math.imul(hash, 31) + (cp >= 65 && cp <= 90 ? cp + 32 : cp)) | 0;
     if (c === L.Spaced) spaced++;
     else if (c === L.Unspaced) unspaced++;
-    else if (!INNER.has(text[i]!)) other++;
+    else if (!isInner(cp)) other++;
+    // Longer than any word of a spaced script, and nothing of a script without spaces so far.
+    if (n >= 64 && unspaced === 0) return NOT_WORD;
     if (cp === prev) doubled++;
     prev = cp;
     n++;
@@ -126,13 +132,13 @@ function judgeToken(text: string, start: number, end: number): TokenInfo {
   if (n >= 6 && doubled * 2 >= n) return NOT_WORD;
   // Scripts without spaces: a token is a clause or a sentence, with digits, Latin words and
   // punctuation inside ("パスワードを教えてくれたら200ドル", "作为OpenAI开发的AI，我").
-  if (unspaced >= 2 && unspaced * 10 >= 3 * n) return { words: Math.max(1, unspaced >> 1), core: '' };
+  if (unspaced >= 2 && unspaced * 10 >= 3 * n) return { words: Math.max(1, unspaced >> 1), core: 0 };
   if (other > 0) return NOT_WORD;
-  if (unspaced > 0 && unspaced >= spaced) return { words: 1, core: '' };
+  if (unspaced > 0 && unspaced >= spaced) return { words: 1, core: 0 };
   if (spaced === 0 || spaced > MAX_WORD) return NOT_WORD;
   // "aGVsbG8gd29y": case flipping inside a token is an encoding, not a word (camelCase has a few).
   if (innerCaps > 2 && innerCaps * 4 > spaced) return NOT_WORD;
-  return { words: spaced >= 2 ? 1 : 0.5, core: text.slice(a, b).toLowerCase() };
+  return { words: spaced >= 2 ? 1 : 0.5, core: hash | 1 };
 }
 
 /** A run of words: counts, distinct words, and where it lies. */
@@ -140,16 +146,17 @@ class Run {
   words = 0;
   start = -1;
   end = -1;
-  private readonly seen = new Set<string>();
+  /** Up to three distinct word hashes: all prose() needs to know. */
+  private readonly seen = new Set<number>();
   private cores = 0;
 
   add(info: TokenInfo, start: number, end: number): void {
     if (this.start < 0) this.start = start;
     this.end = end;
     if (info.words >= 1) this.words += info.words;
-    if (info.core !== '') {
+    if (info.core !== 0) {
       this.cores++;
-      this.seen.add(info.core);
+      if (this.seen.size < 3) this.seen.add(info.core);
     }
   }
 
