@@ -16,7 +16,7 @@ import { readFileSync, existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { WindowScorer, F_KNOWN } from './features.js';
-import type { DetectorPlugin, Finding, NormalisedInput, AttackType, Severity } from '../../src/scanning/types.js';
+import type { DetectorPlugin, Finding, NormalisedInput, AttackType, Severity, TextView } from '../../src/scanning/types.js';
 import { languageUnits, structureOf, unitText } from '../../src/scanning/structure.js';
 
 /** The format scripts/train-classifier writes. /1 and /2 (no checksum, no F_SOLO) still load. */
@@ -190,6 +190,17 @@ const sigmoid = (z: number): number => 1 / (1 + Math.exp(-z));
  * are caught. */
 export const WHOLE_TEXT_SHARE = 0.35;
 
+const HIGH_MARGIN = 3;
+const DISGUISED_HIGH_MARGIN = 2;
+
+function disguised(input: NormalisedInput): boolean {
+  const g = input.signals;
+  return g.decodedPayloads > 0 || g.leetspeakWords >= 2 || g.spacedWords >= 2 || g.invisibleChars + g.tagChars + g.bidiControls > 0;
+}
+
+/** Decoded views the classifier reads besides its configured one (the first ones the normaliser made). */
+const MAX_DECODED_VIEWS = 6;
+
 const plugin: DetectorPlugin = {
   meta: {
     name: 'classifier',
@@ -226,49 +237,80 @@ const plugin: DetectorPlugin = {
   scan(input: NormalisedInput, ctx): Finding[] {
     const c = classifierFor(ctx.config);
     const wanted = ctx.config.view as string;
-    const view = input.views.find((v) => v.kind === wanted) ?? input.views[0]!;
-    // Data is not language: score only the language pieces of the view (an instruction in a CSV
-    // cell, a log message or a code comment still is one), each apart, and nothing when there
-    // are none.
-    let units: Array<Array<{ start: number; end: number }>> = [[{ start: 0, end: view.text.length }]];
-    if (ctx.config.abstain_on_data !== false) {
-      const structure = view.kind === 'original' ? input.structure ?? structureOf(view.text) : structureOf(view.text);
-      units = languageUnits(view.text, structure);
+    const thresholdFor = (text: string) => {
+      const long = text.length > c.model.chunk_chars * c.model.window_chunks;
+      const configured = long ? ctx.config.threshold_logit_long : ctx.config.threshold_logit;
+      const fromModel = long ? c.model.threshold_logit_long ?? c.model.threshold_logit : c.model.threshold_logit;
+      return typeof configured === 'number' ? configured : fromModel;
+    };
+    const gated = ctx.config.abstain_on_data !== false;
+    let abstained = false;
+    /** The view's best logit, or null when it holds no language (abstain on it). Data is not
+     * language: only the language pieces of the view are scored (an instruction in a CSV cell,
+     * a log message or a code comment still is one), each apart; the threshold is the one the
+     * whole view gets (pieces of a long text are judged as its windows are, the best of many). */
+    const scoreView = (v: TextView): { logit: number; start: number; end: number } | null => {
+      if (!gated) return c.score(v.text);
+      const structure = v.kind === 'original' ? input.structure ?? structureOf(v.text) : structureOf(v.text);
+      const units = languageUnits(v.text, structure);
       if (units.length === 0) {
-        ctx.note?.('abstain:not-language');
-        return [];
+        abstained = true;
+        return null;
       }
       // Mostly language with some data in it (a message in a tool result's JSON, an e-mail
       // with its headers): the whole text is read as well, as the model was trained to read it.
       // A log's messages or a table's short cells stay below this share.
-      if (structure.languageShare >= WHOLE_TEXT_SHARE && units.length > 1) units.push([{ start: 0, end: view.text.length }]);
-    }
-    // The threshold is the one the whole text would get: pieces of a long text are judged as
-    // its windows are (the best of many).
-    const long = view.text.length > c.model.chunk_chars * c.model.window_chunks;
-    const configured = long ? ctx.config.threshold_logit_long : ctx.config.threshold_logit;
-    const fromModel = long ? c.model.threshold_logit_long ?? c.model.threshold_logit : c.model.threshold_logit;
-    const threshold = typeof configured === 'number' ? configured : fromModel;
+      if (structure.languageShare >= WHOLE_TEXT_SHARE && units.length > 1) units.push([{ start: 0, end: v.text.length }]);
+      let best: { logit: number; start: number; end: number } | null = null;
+      const seen = new Set<string>();
+      for (const unit of units) {
+        const u = unitText(v.text, unit);
+        if (seen.has(u.text)) continue;
+        seen.add(u.text);
+        const r = c.score(u.text);
+        if (best === null || r.logit > best.logit) best = { logit: r.logit, ...u.toSource(r.start, r.end) };
+      }
+      return best;
+    };
+    let view = input.views.find((v) => v.kind === wanted) ?? input.views[0]!;
     let logit = -Infinity;
     let start = 0;
     let end = 0;
-    const seen = new Set<string>();
-    for (const unit of units) {
-      const u = unitText(view.text, unit);
-      if (seen.has(u.text)) continue;
-      seen.add(u.text);
-      const r = c.score(u.text);
-      if (r.logit > logit) {
-        logit = r.logit;
-        ({ start, end } = u.toSource(r.start, r.end));
+    let threshold = thresholdFor(view.text);
+    const first = scoreView(view);
+    if (first !== null) ({ logit, start, end } = first);
+    // A payload the normaliser decoded (base64, JSON escapes, reversed, ...) is read as well, so
+    // an injection only the model recognises is not hidden by encoding it; the best margin wins.
+    // Only inputs that carried an encoding pay for it, and at most MAX_DECODED_VIEWS views. A
+    // decoded view that is not language (random bytes, a hash) is not read.
+    let decodedViews = 0;
+    for (const v of input.views) {
+      if (!v.kind.startsWith('decoded:') || ++decodedViews > MAX_DECODED_VIEWS) continue;
+      const sv = scoreView(v);
+      if (sv === null) continue;
+      const t = thresholdFor(v.text);
+      if (sv.logit - t > logit - threshold) {
+        ({ logit, start, end } = sv);
+        threshold = t;
+        view = v;
       }
     }
-    if (!(logit >= threshold)) return [];
+    if (!(logit >= threshold)) {
+      if (abstained && logit === -Infinity) ctx.note?.('abstain:not-language');
+      return [];
+    }
     const windowText = view.text.slice(start, end);
     const attackType: AttackType = input.target === 'rag' ? 'indirect_injection' : c.typeLogit(windowText) > 0 ? 'jailbreak' : 'prompt_injection';
     const confidence = Math.min(0.95, sigmoid(logit - threshold + 1));
     const capped = input.target === 'rag' && ctx.config.rag_severity !== 'by_score';
-    const severity: Severity = !capped && logit >= threshold + 3 ? 'high' : 'medium';
+    // Text the normaliser had to undo (decoded, leetspeak, spaced, hidden characters) that the
+    // model recognises only once undone (the original alone stays under the threshold): the
+    // disguise is evidence too, so two logits over the threshold block instead of three (the
+    // undone view scores a little lower than the plain text would). Text that reads the same
+    // either way (code with a few `\n` escapes, HTML with `&amp;`) keeps the usual margin.
+    const hidden = view.kind !== 'original' && disguised(input) && !(c.score(input.views[0]!.text).logit >= thresholdFor(input.views[0]!.text));
+    const margin = hidden ? DISGUISED_HIGH_MARGIN : HIGH_MARGIN;
+    const severity: Severity = !capped && logit >= threshold + margin ? 'high' : 'medium';
     return [{
       attackType, severity, confidence: Number(confidence.toFixed(3)),
       ruleId: `classifier.${attackType}`,
