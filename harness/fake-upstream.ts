@@ -32,6 +32,8 @@ export type Behaviour =
       deltas?: Record<string, unknown>[];
       /** OpenAI dialect: extra fields on the completion / on every content and delta chunk. */
       top?: Record<string, unknown>;
+      /** OpenAI dialect, streamed: after the content pieces, this `data:` event (e.g. `{ error: { message } }`) and the end of the stream. */
+      error_event?: unknown;
     }
   | { kind: 'error'; status: number; body?: unknown; headers?: Record<string, string> }
   /** Streams `pieces` then goes silent without ending (or, not streamed, never answers). */
@@ -377,6 +379,11 @@ export class FakeUpstream {
       for (let index = 0; index < n; index++) this.sse(res, this.chunk(body, { content: p }, null, index, b.top));
     }
     for (const d of b.deltas ?? []) for (let index = 0; index < n; index++) this.sse(res, this.chunk(body, d, null, index, b.top));
+    if (b.error_event !== undefined) {
+      this.sse(res, b.error_event);
+      res.end();
+      return;
+    }
     tools.forEach((t, i) => {
       const half = Math.floor(t.arguments.length / 2);
       this.sse(res, this.chunk(body, { tool_calls: [{ index: i, id: t.id, type: 'function', function: { name: t.name, arguments: t.arguments.slice(0, half) } }] }));

@@ -26,9 +26,9 @@ export class UpstreamError extends WardenError {
     status: number,
     type: ErrorType,
     message: string,
-    opts: { code: string; upstreamStatus?: number; headers?: Record<string, string>; param?: string } ,
+    opts: { code: string; upstreamStatus?: number; headers?: Record<string, string>; param?: string; extra?: Record<string, unknown> },
   ) {
-    super(status, type, message, { code: opts.code, headers: opts.headers, param: opts.param });
+    super(status, type, message, { code: opts.code, headers: opts.headers, param: opts.param, extra: opts.extra });
     this.name = 'UpstreamError';
     this.failure = failure;
     this.provider = provider;
@@ -73,6 +73,23 @@ export const upstreamAborted = (provider: string) =>
   new UpstreamError(provider, 'aborted', 499, 'api_error', 'The client went away; the upstream request was cancelled.', {
     code: 'client_closed_request',
   });
+
+/**
+ * An upstream error whose text carried a finding (a credential, PII, an injection, ...) in place
+ * of the provider's text: the same status, failure and headers (a 429 keeps its Retry-After),
+ * type `upstream_error`, and the scan that found it (its record holds the text, masked).
+ */
+export function upstreamErrorWithheld(err: UpstreamError, scanIds: string[], threatIds: string[]): UpstreamError {
+  const what = err.upstreamStatus ? ` (HTTP ${err.upstreamStatus})` : '';
+  return new UpstreamError(
+    err.provider,
+    err.failure,
+    err.status,
+    'upstream_error',
+    `Provider "${err.provider}" answered with an error${what} whose text was withheld by a security policy; see scan ${scanIds.join(', ')} for what was found.`,
+    { code: 'upstream_error_withheld', upstreamStatus: err.upstreamStatus ?? undefined, headers: err.headers, extra: { scan_ids: scanIds, threat_ids: threatIds } },
+  );
+}
 
 const STATUS_TYPES: Record<number, ErrorType> = {
   400: 'invalid_request_error',

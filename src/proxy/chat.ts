@@ -16,6 +16,7 @@ import {
   captureUsage,
   completionText,
   incrementalGuard,
+  screenUpstreamError,
   type OutputCheck,
   type OutputVerdict,
 } from './output-guard.js';
@@ -110,7 +111,10 @@ export class ChatService {
     const check = this.outputCheck(settings, canary, outputCtx);
 
     if (!input.stream) {
-      const routed = await this.deps.router.complete(upstreamReq, call.signal);
+      const routed = await this.deps.router.complete(upstreamReq, call.signal).catch(async (err: unknown) => {
+        if (err instanceof UpstreamError) outputCtx.provider = err.provider;
+        throw await screenUpstreamError(err, check, enforce);
+      });
       outputCtx.provider = routed.provider.name;
       const completion = routed.result;
       const t1 = performance.now();
@@ -140,7 +144,10 @@ export class ChatService {
       return { kind: 'json', body: completion.model ? completion : { ...completion, model: input.model } };
     }
 
-    const routed = await this.deps.router.stream(upstreamReq, call.signal);
+    const routed = await this.deps.router.stream(upstreamReq, call.signal).catch(async (err: unknown) => {
+      if (err instanceof UpstreamError) outputCtx.provider = err.provider;
+      throw await screenUpstreamError(err, check, enforce);
+    });
     outputCtx.provider = routed.provider.name;
     this.deps.metrics?.overheadSeconds.observe(
       { stream: 'true' },
@@ -175,8 +182,10 @@ export class ChatService {
         yield sse(chunk);
       }
       yield DONE;
-    } catch (err) {
-      if (err instanceof UpstreamError) failure = err;
+    } catch (caught) {
+      if (caught instanceof UpstreamError) failure = caught;
+      // A provider's error text (a mid-stream `error` event) is output too: scanned before it is sent.
+      const err = await screenUpstreamError(caught, check, settings.mode === 'enforce');
       if (err instanceof OutputBlockedError) this.deps.metrics?.blocked.inc({ phase: 'output' });
       if (err instanceof OutputBlockedError && settings.block_response === 'refusal') {
         if (!yielded) yield sse(this.filteredChunk(input.model, { role: 'assistant', content: OUTPUT_REFUSAL }));
@@ -213,6 +222,7 @@ export class ChatService {
         blocked: enforce && s.verdict === 'block',
         threat_ids: s.threats.map((t) => t.threat_id),
         scan_ids: [s.scan_id],
+        findings: s.threats.length,
       };
       if (canary && leaksCanary(text, canary)) {
         const threatId = this.canaryLeak(s.scan_id, base, enforce);

@@ -12,7 +12,9 @@ import type { Span, Target } from '../scanning/types.js';
  * only ever: a closed enum holding one of its known values (`role: "user"`), an identifier
  * that never reaches the model's context (`model`, `user`, `metadata`), a value the provider
  * wrote rather than the model (`id`, `created`, `usage`) or binary media (a base64 image that
- * does not decode to text). Numbers, booleans and null are not text.
+ * does not decode to text). Numbers, booleans and null are not text. Object keys are text too,
+ * on both sides and at any depth, unless they are names of the chat API or JSON Schema
+ * keywords (KNOWN_KEYS): an unknown field's name, a key inside it, a schema's property names.
  *
  * Request targets: user turns are `prompt`; assistant turns in the history are `prompt` too (a
  * forged assistant turn is an injection route, and whoever sent it wrote it); tool and function
@@ -34,6 +36,8 @@ export interface FieldText {
   message?: number;
   /** A user turn's text: scanned joined with the other user turns. */
   userTurn?: boolean;
+  /** The text is an object key (a property name), not a value. */
+  isName?: boolean;
 }
 
 export interface RequestMapOptions {
@@ -86,6 +90,41 @@ const ANSWER_NOT_TEXT = new Set(['id', 'created', 'model', 'system_fingerprint',
 
 /** Message fields scanned with the message's own target; any other field of a message is `rag`. */
 const MESSAGE_FIELDS = new Set(['role', 'content', 'name', 'refusal', 'audio']);
+
+/**
+ * Object keys that are names of the chat API (request, answer, chunk) or JSON Schema keywords:
+ * not text. Any other key is scanned as text (read like an identifier), in a request and in an
+ * answer, at any depth: a key is as much a carrier as a value (`"x_debug": {"AKIA…": 1}`, a
+ * property name under a schema's `$defs` or `patternProperties` that is an instruction).
+ */
+const KNOWN_KEYS = new Set([
+  // chat request
+  'messages', 'model', 'role', 'content', 'name', 'tool_calls', 'tool_call_id', 'function_call', 'function', 'arguments', 'type', 'text',
+  'image_url', 'url', 'detail', 'input_audio', 'data', 'format', 'file', 'file_data', 'file_id', 'filename', 'refusal', 'audio', 'id', 'index',
+  'tools', 'functions', 'description', 'parameters', 'strict', 'custom', 'grammar', 'definition', 'syntax', 'response_format', 'json_schema',
+  'schema', 'temperature', 'top_p', 'n', 'stream', 'stream_options', 'include_usage', 'include_obfuscation', 'stop', 'max_tokens',
+  'max_completion_tokens', 'presence_penalty', 'frequency_penalty', 'logit_bias', 'logprobs', 'top_logprobs', 'user', 'seed', 'service_tier',
+  'tool_choice', 'parallel_tool_calls', 'reasoning_effort', 'verbosity', 'modalities', 'prediction', 'web_search_options', 'search_context_size',
+  'user_location', 'approximate', 'city', 'country', 'region', 'timezone', 'metadata', 'store', 'prompt_cache_key', 'safety_identifier',
+  'prompt_cache_retention', 'allowed_tools', 'mode', 'voice', 'cache_control',
+  // answer and chunk
+  'choices', 'message', 'delta', 'finish_reason', 'object', 'created', 'system_fingerprint', 'usage', 'prompt_tokens', 'completion_tokens',
+  'total_tokens', 'prompt_tokens_details', 'completion_tokens_details', 'cached_tokens', 'audio_tokens', 'reasoning_tokens',
+  'accepted_prediction_tokens', 'rejected_prediction_tokens', 'annotations', 'url_citation', 'start_index', 'end_index', 'title', 'token',
+  'bytes', 'logprob', 'expires_at', 'transcript', 'obfuscation', 'reasoning_content', 'reasoning',
+  // JSON Schema keywords
+  '$schema', '$id', '$ref', '$defs', '$comment', '$anchor', '$dynamicRef', '$dynamicAnchor', 'definitions', 'properties', 'patternProperties',
+  'additionalProperties', 'unevaluatedProperties', 'required', 'items', 'prefixItems', 'additionalItems', 'enum', 'const', 'anyOf', 'oneOf',
+  'allOf', 'not', 'if', 'then', 'else', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength',
+  'pattern', 'minItems', 'maxItems', 'uniqueItems', 'contains', 'minContains', 'maxContains', 'minProperties', 'maxProperties',
+  'propertyNames', 'dependentSchemas', 'dependentRequired', 'default', 'examples', 'nullable', 'readOnly', 'writeOnly', 'deprecated',
+  'contentEncoding', 'contentMediaType',
+]);
+
+/** A key that is not a name of the API or of JSON Schema: scanned as text (read like an identifier). */
+function keyName(k: string, path: FieldPath, target: Target, out: FieldText[], message: number | undefined): void {
+  if (k && !KNOWN_KEYS.has(k)) out.push({ path: [...path, k], target, text: identifierText(k), message, isName: true });
+}
 
 /** Identifier-like fields: `_` and `-` read as spaces. */
 const IDENTIFIERS = new Set(['name']);
@@ -145,19 +184,18 @@ function identifierText(s: string): string {
   return s.replace(/[_-]/g, ' ');
 }
 
-/** Walks any JSON value: every string as a field text (with `keys`, also the property names of a JSON Schema). */
-function walk(v: unknown, path: FieldPath, target: Target, out: FieldText[], message: number | undefined, keys = false): void {
+/** Walks any JSON value: every string as a field text, and every key that is not a known name (a
+ * JSON Schema's property names, `$defs` and `patternProperties` keys, an unknown field's keys). */
+function walk(v: unknown, path: FieldPath, target: Target, out: FieldText[], message: number | undefined): void {
   if (typeof v === 'string') {
     if (v) out.push({ path, target, text: v, message });
   } else if (Array.isArray(v)) {
-    v.forEach((x, i) => walk(x, [...path, i], target, out, message, keys));
+    v.forEach((x, i) => walk(x, [...path, i], target, out, message));
   } else if (isObject(v)) {
-    // In a JSON Schema the model reads property names too.
-    const names = keys && path[path.length - 1] === 'properties';
     for (const [k, x] of Object.entries(v)) {
-      if (names && k) out.push({ path: [...path, k], target, text: identifierText(k), message });
+      keyName(k, path, target, out, message);
       if (typeof x === 'string' && ENUMS[k]?.includes(x)) continue;
-      walk(x, [...path, k], target, out, message, keys);
+      walk(x, [...path, k], target, out, message);
     }
   }
 }
@@ -176,11 +214,13 @@ function field(k: string, v: unknown, path: FieldPath, target: Target, out: Fiel
 function contentPart(part: unknown, path: FieldPath, target: Target, out: FieldText[], message: number, userTurn: boolean): void {
   if (!isObject(part)) return walk(part, path, target, out, message);
   for (const [k, v] of Object.entries(part)) {
+    keyName(k, path, 'rag', out, message);
     const p = [...path, k];
     if ((k === 'text' || k === 'refusal') && typeof v === 'string') {
       if (v) out.push({ path: p, target, text: v, message, ...(userTurn ? { userTurn } : {}) });
     } else if (k === 'image_url' && isObject(v)) {
       for (const [ik, iv] of Object.entries(v)) {
+        keyName(ik, p, 'rag', out, message);
         if (ik === 'url' && typeof iv === 'string') {
           const t = dataText(iv);
           if (t) out.push({ path: [...p, ik], target, text: t, message });
@@ -188,6 +228,7 @@ function contentPart(part: unknown, path: FieldPath, target: Target, out: FieldT
       }
     } else if ((k === 'input_audio' || k === 'file') && isObject(v)) {
       for (const [fk, fv] of Object.entries(v)) {
+        keyName(fk, p, 'rag', out, message);
         if ((fk === 'data' || fk === 'file_data') && typeof fv === 'string') {
           const t = parseDataUrl(fv) ? dataText(fv) : dataText(fv, true);
           if (t) out.push({ path: [...p, fk], target, text: t, message });
@@ -200,8 +241,12 @@ function contentPart(part: unknown, path: FieldPath, target: Target, out: FieldT
 function toolCall(tc: unknown, path: FieldPath, target: Target, out: FieldText[], message?: number): void {
   if (!isObject(tc)) return walk(tc, path, target, out, message);
   for (const [k, v] of Object.entries(tc)) {
+    keyName(k, path, target, out, message);
     if ((k === 'function' || k === 'custom') && isObject(v)) {
-      for (const [fk, fv] of Object.entries(v)) field(fk, fv, [...path, k, fk], target, out, message);
+      for (const [fk, fv] of Object.entries(v)) {
+        keyName(fk, [...path, k], target, out, message);
+        field(fk, fv, [...path, k, fk], target, out, message);
+      }
     } else field(k, v, [...path, k], target, out, message);
   }
 }
@@ -213,6 +258,7 @@ function message(m: unknown, i: number, out: FieldText[], opts: RequestMapOption
   if ((role === 'system' || role === 'developer') && !opts.scanSystemTurns) return;
   const target: Target = role === 'tool' || role === 'function' ? 'rag' : role === 'user' || role === 'assistant' || role === 'system' || role === 'developer' ? 'prompt' : 'rag';
   for (const [k, v] of Object.entries(m)) {
+    keyName(k, path, 'rag', out, i);
     const p = [...path, k];
     if (k === 'content') {
       if (typeof v === 'string') {
@@ -222,7 +268,10 @@ function message(m: unknown, i: number, out: FieldText[], opts: RequestMapOption
     } else if (k === 'tool_calls' && Array.isArray(v)) {
       v.forEach((tc, j) => toolCall(tc, [...p, j], 'rag', out, i));
     } else if (k === 'function_call' && isObject(v)) {
-      for (const [fk, fv] of Object.entries(v)) field(fk, fv, [...p, fk], 'rag', out, i);
+      for (const [fk, fv] of Object.entries(v)) {
+        keyName(fk, p, 'rag', out, i);
+        field(fk, fv, [...p, fk], 'rag', out, i);
+      }
     } else field(k, v, p, MESSAGE_FIELDS.has(k) ? target : 'rag', out, i);
   }
 }
@@ -232,13 +281,15 @@ function toolDefinition(t: unknown, path: FieldPath, out: FieldText[]): void {
   const fn = (def: unknown, p: FieldPath) => {
     if (!isObject(def)) return walk(def, p, 'rag', out, undefined);
     for (const [k, v] of Object.entries(def)) {
+      keyName(k, p, 'rag', out, undefined);
       // A parameter schema is read by the model, property names included.
-      if (k === 'parameters' || k === 'format') walk(v, [...p, k], 'rag', out, undefined, true);
+      if (k === 'parameters' || k === 'format') walk(v, [...p, k], 'rag', out, undefined);
       else field(k, v, [...p, k], 'rag', out);
     }
   };
   if ('function' in t || 'custom' in t) {
     for (const [k, v] of Object.entries(t)) {
+      keyName(k, path, 'rag', out, undefined);
       if (k === 'function' || k === 'custom') fn(v, [...path, k]);
       else field(k, v, [...path, k], 'rag', out);
     }
@@ -250,12 +301,14 @@ export function requestFields(req: unknown, opts: RequestMapOptions = {}): Field
   const out: FieldText[] = [];
   if (!isObject(req)) return out;
   for (const [k, v] of Object.entries(req)) {
+    keyName(k, [], 'rag', out, undefined);
     if (REQUEST_NOT_TEXT.has(k)) continue;
     if (k === 'messages' && Array.isArray(v)) v.forEach((m, i) => message(m, i, out, opts));
     else if ((k === 'tools' || k === 'functions') && Array.isArray(v)) v.forEach((t, i) => toolDefinition(t, [k, i], out));
     else if (k === 'response_format' && isObject(v)) {
       for (const [rk, rv] of Object.entries(v)) {
-        if (rk === 'json_schema') walk(rv, [k, rk], 'rag', out, undefined, true);
+        keyName(rk, [k], 'rag', out, undefined);
+        if (rk === 'json_schema') walk(rv, [k, rk], 'rag', out, undefined);
         else field(rk, rv, [k, rk], 'rag', out);
       }
     } else if ((k === 'tool_choice' || k === 'function_call') && isObject(v)) toolCall(v, [k], 'rag', out);
@@ -274,6 +327,7 @@ function answerObject(v: unknown, path: FieldPath, out: FieldText[]): void {
   const parent = path[path.length - 2];
   const last = path[path.length - 1];
   for (const [k, x] of Object.entries(v)) {
+    keyName(k, path, 'output', out, undefined);
     // Ids of tool calls and audio answers are the provider's, not the model's.
     if (k === 'id' && (parent === 'tool_calls' || last === 'audio')) continue;
     const p = [...path, k];
@@ -291,6 +345,7 @@ function answerObject(v: unknown, path: FieldPath, out: FieldText[]): void {
 function logprobs(v: unknown, path: FieldPath, out: FieldText[]): void {
   if (!isObject(v)) return walk(v, path, 'output', out, undefined);
   for (const [k, list] of Object.entries(v)) {
+    keyName(k, path, 'output', out, undefined);
     if (!Array.isArray(list)) {
       walk(list, [...path, k], 'output', out, undefined);
       continue;
@@ -301,6 +356,7 @@ function logprobs(v: unknown, path: FieldPath, out: FieldText[]): void {
       if (!isObject(item)) continue;
       if (typeof item.token === 'string') joined += item.token;
       for (const [ik, iv] of Object.entries(item)) {
+        keyName(ik, [...path, k], 'output', out, undefined);
         if (ik === 'token' || ik === 'bytes' || ik === 'logprob') continue;
         if (ik === 'top_logprobs' && Array.isArray(iv)) {
           for (const alt of iv) if (isObject(alt) && typeof alt.token === 'string') alternatives.push(alt.token);
@@ -375,7 +431,13 @@ export function chunkFields(chunk: unknown): (FieldText & { key: string })[] {
 /** All the texts of a stream of chunks, each field's pieces concatenated, fields apart. */
 export function streamText(chunks: unknown[]): string {
   const byKey = new Map<string, string>();
-  for (const c of chunks) for (const f of chunkFields(c)) byKey.set(f.key, (byKey.get(f.key) ?? '') + f.text);
+  for (const c of chunks) {
+    for (const f of chunkFields(c)) {
+      // A key name repeats on every chunk that carries it: one copy of each name, not a concatenation.
+      if (f.isName) byKey.set(`${f.key}#${f.text}`, f.text);
+      else byKey.set(f.key, (byKey.get(f.key) ?? '') + f.text);
+    }
+  }
   return [...byKey.values()].filter(Boolean).join('\n\n');
 }
 

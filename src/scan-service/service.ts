@@ -10,6 +10,7 @@ import { afterResponse } from '../util/after.js';
 import { newId } from '../util/ids.js';
 import type { ScanRecordMetrics } from './metrics.js';
 import type { ScanRecord, ScanStore } from './record.js';
+import { MASKED_ATTACK_TYPES, maskText, type MaskSpan } from './mask.js';
 
 /** Who asked, for the record and the event. */
 export interface ScanCaller {
@@ -158,6 +159,8 @@ export class ScanService {
     }
     const text = parts.length === 1 ? parts[0]!.text : parts.map((p) => p.text).join('\n');
     const { store_input: storeInput, excerpt_chars: excerptChars } = config.storage;
+    // What is stored never holds a secret or PII value a detector found (src/scan-service/mask.ts).
+    const kept = storeInput === 'none' || threatCount === 0 ? text : maskedText(parts, results, text);
     const record: ScanRecord = {
       scan_id: newId('scn'),
       created_at: new Date().toISOString(),
@@ -170,7 +173,7 @@ export class ScanService {
       source: parts[0]!.target,
       input_sha256: hash('sha256', text, 'hex'),
       input_length: text.length,
-      input: storeInput === 'none' ? null : storeInput === 'full' ? text : text.slice(0, excerptChars),
+      input: storeInput === 'none' ? null : storeInput === 'full' ? kept : kept.slice(0, excerptChars),
       input_truncated: storeInput === 'excerpt' && text.length > excerptChars,
       caller: who.caller,
       request_id: who.requestId,
@@ -238,6 +241,18 @@ export class ScanService {
 
 function recordFailed(err: unknown, record: ScanRecord): void {
   log.error({ err: (err as Error).message, scan_id: record.scan_id }, 'scan record could not be stored');
+}
+
+/** The subject's text (parts joined as in finish()) with the spans of secret and PII findings masked, same length. */
+function maskedText(parts: ScanPart[], results: PolicyResult[], text: string): string {
+  let any = false;
+  const masked = parts.map((p, i) => {
+    const spans: MaskSpan[] = [];
+    for (const t of results[i]!.threats) if (MASKED_ATTACK_TYPES.has(t.attack_type)) for (const s of t.spans) spans.push({ ...s, ruleId: t.rule_id });
+    if (spans.length) any = true;
+    return spans.length ? maskText(p.text, spans) : p.text;
+  });
+  return any ? (masked.length === 1 ? masked[0]! : masked.join('\n')) : text;
 }
 
 const RANK: Record<Verdict, number> = { allow: 0, flag: 1, block: 2 };
