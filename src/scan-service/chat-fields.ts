@@ -121,6 +121,9 @@ const KNOWN_KEYS = new Set([
   'contentEncoding', 'contentMediaType',
 ]);
 
+/** JSON Schema keywords whose object's keys are names the schema defines. */
+const SCHEMA_NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependentRequired']);
+
 /** A key that is not a name of the API or of JSON Schema: scanned as text (read like an identifier). */
 function keyName(k: string, path: FieldPath, target: Target, out: FieldText[], message: number | undefined): void {
   if (k && !KNOWN_KEYS.has(k)) out.push({ path: [...path, k], target, text: identifierText(k), message, isName: true });
@@ -192,8 +195,11 @@ function walk(v: unknown, path: FieldPath, target: Target, out: FieldText[], mes
   } else if (Array.isArray(v)) {
     v.forEach((x, i) => walk(x, [...path, i], target, out, message));
   } else if (isObject(v)) {
+    // A JSON Schema's property names are read by the model whatever they are (`city` too).
+    const names = SCHEMA_NAME_MAPS.has(path[path.length - 1] as string);
     for (const [k, x] of Object.entries(v)) {
-      keyName(k, path, target, out, message);
+      if (names && k) out.push({ path: [...path, k], target, text: identifierText(k), message, isName: true });
+      else keyName(k, path, target, out, message);
       if (typeof x === 'string' && ENUMS[k]?.includes(x)) continue;
       walk(x, [...path, k], target, out, message);
     }
