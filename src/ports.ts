@@ -1,6 +1,6 @@
 import type { EventType } from './events/types.js';
 import type { Threat } from './scanning/policy.js';
-import type { Target, Verdict } from './scanning/types.js';
+import type { AttackType, Severity, Target, Verdict } from './scanning/types.js';
 
 /**
  * Ports several folders share (providers, spend, proxy, scans): what they need from the rest of
@@ -27,6 +27,16 @@ export interface ScanContext {
   /** For a request's texts: maps a span of the scanned text to the message and field it is in
    * (the chat field map's segments), so the scan record's threats name them. */
   locate?: (span: { start: number; end: number }) => { message?: number; field: string; span: { start: number; end: number } } | null;
+  /** Findings the caller made itself, recorded with the scan's own (a payload that is not text: issue 23). */
+  findings?: ExtraFinding[];
+}
+
+/** A finding made outside the detectors (by the field map), added to a scan's threats before the policy. */
+export interface ExtraFinding {
+  attackType: AttackType;
+  severity: Severity;
+  ruleId: string;
+  message: string;
 }
 
 /** A threat as stored and returned (/v1/scan, /v1/scans, the chat proxy's errors): the policy's

@@ -70,7 +70,7 @@ export interface WardenConfig {
     stream_chunk_chars: number;
     stream_overlap_chars: number;
     canary: boolean;
-    input: { scan_system_turns: boolean };
+    input: { scan_system_turns: boolean; undecodable_content: 'block' | 'flag' };
     output: { link_allowlist: string[] };
   };
   limits: { max_body_bytes: number; batch_max_items: number; max_json_depth: number };

@@ -9,6 +9,7 @@ import type { SpendTracker } from '../spend/tracker.js';
 import type { Target } from '../scanning/types.js';
 import { leaksCanary, newCanary, plantCanary } from './canary.js';
 import { requestFields, scanParts } from '../scan-service/chat-fields.js';
+import { undecodableFindings } from './undecodable.js';
 import type { ProxyMetrics } from '../metrics/proxy.js';
 import {
   OutputBlockedError,
@@ -32,6 +33,8 @@ export interface ChatSettings {
   stream_overlap_chars: number;
   /** security.input.scan_system_turns */
   scan_system_turns: boolean;
+  /** security.input.undecodable_content: a data: URL or file payload that is not text. */
+  undecodable_content: 'block' | 'flag';
 }
 
 export const DEFAULT_CHAT_SETTINGS: ChatSettings = {
@@ -42,6 +45,7 @@ export const DEFAULT_CHAT_SETTINGS: ChatSettings = {
   stream_chunk_chars: 384,
   stream_overlap_chars: 128,
   scan_system_turns: false,
+  undecodable_content: 'block',
 };
 
 export interface ChatCall {
@@ -87,10 +91,14 @@ export class ChatService {
     const base: Omit<ScanContext, 'source'> = { requestId: call.requestId, caller: call.caller, model: input.model };
     const t0 = performance.now();
     // Every field of the request through the one field map (src/scan-service/chat-fields.ts).
-    const groups = scanParts(requestFields(input, { scanSystemTurns: settings.scan_system_turns }));
-    const scanGroup = (g: (typeof groups)[number]) => this.deps.scanner.scan(g.text, g.target, { ...base, source: g.target, locate: g.locate });
+    const fields = requestFields(input, { scanSystemTurns: settings.scan_system_turns });
+    const groups = scanParts(fields);
+    // Payloads that cannot be read as text: blocked, or scanned with a finding (never skipped).
+    const findings = undecodableFindings(fields, enforce && settings.undecodable_content === 'block', groups);
+    const scanGroup = (g: (typeof groups)[number], i: number) =>
+      this.deps.scanner.scan(g.text, g.target, { ...base, source: g.target, locate: g.locate, ...(i === 0 && findings.length ? { findings } : {}) });
     // One group (the usual chat: user turns only) needs no Promise.all.
-    const inputScans = groups.length === 1 ? [await scanGroup(groups[0]!)] : await Promise.all(groups.map(scanGroup));
+    const inputScans = groups.length === 1 ? [await scanGroup(groups[0]!, 0)] : await Promise.all(groups.map(scanGroup));
     const inputScanMs = performance.now() - t0;
     this.deps.metrics?.scanSeconds.observe({ phase: 'input' }, inputScanMs / 1000);
     const blocking = inputScans.filter((s) => s.verdict === 'block');

@@ -1,5 +1,5 @@
-import { isUtf8 } from 'node:buffer';
 import type { Span, Target } from '../scanning/types.js';
+import { charsetOf, payloadText, type Payload } from './payload-text.js';
 
 /**
  * The one field map of OpenAI chat traffic: for every field of a chat request, of a chat
@@ -38,6 +38,8 @@ export interface FieldText {
   userTurn?: boolean;
   /** The text is an object key (a property name), not a value. */
   isName?: boolean;
+  /** A data: URL or file payload that cannot be read as text (why): `text` is empty. */
+  undecodable?: string;
 }
 
 export interface RequestMapOptions {
@@ -144,43 +146,50 @@ export function parseDataUrl(url: string): { mediaType: string; base64: boolean;
   return { mediaType: (meta[0] || 'text/plain').toLowerCase(), base64, data: url.slice(comma + 1) };
 }
 
-/** Text when the bytes are UTF-8 with few control characters, else null (binary media). */
-function textOfBytes(bytes: Buffer): string | null {
-  if (bytes.length === 0 || !isUtf8(bytes)) return null;
-  let control = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const c = bytes[i]!;
-    if ((c < 32 && c !== 9 && c !== 10 && c !== 13) || c === 0x7f) control++;
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+/** Percent-decoded bytes of a non-base64 data: URL (characters not escaped are UTF-8). */
+function percentBytes(data: string): Buffer {
+  const out: number[] = [];
+  for (let i = 0; i < data.length; i++) {
+    const c = data[i]!;
+    if (c === '%' && /^[0-9a-fA-F]{2}$/.test(data.slice(i + 1, i + 3))) {
+      out.push(parseInt(data.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else for (const b of Buffer.from(c, 'utf8')) out.push(b);
   }
-  return control > bytes.length * 0.1 ? null : bytes.toString('utf8');
+  return Buffer.from(out);
 }
 
 /**
- * The text a `data:` URL (or a bare base64 file payload) carries: the decoded payload when it
- * is text, whatever its declared media type says; null for binary media (an image, audio). A
- * payload that cannot be decoded is returned as it is, so it is still scanned.
+ * What a `data:` URL (or a bare base64 file payload) carries: its text, read by declared or
+ * sniffed charset and compression (src/scan-service/payload-text.ts), `media` for an image or
+ * audio, or `undecodable`. A string that is not a data URL, or whose base64 is malformed, is
+ * its own text (scanned as it is).
  */
-export function dataText(value: string, bareBase64 = false): string | null {
+export function dataPayload(value: string, bareBase64 = false): Payload {
   const d = bareBase64 ? { mediaType: '', base64: true, data: value } : parseDataUrl(value);
-  if (!d) return value;
-  if (!d.base64) {
-    try {
-      return decodeURIComponent(d.data);
-    } catch {
-      return d.data;
-    }
-  }
+  if (!d) return { kind: 'text', text: value, encoding: 'none' };
+  const charset = bareBase64 ? null : charsetOf(value.slice(5, value.indexOf(',')).split(';').slice(1));
+  if (!d.base64) return payloadText(percentBytes(d.data), d.mediaType, charset);
   const clean = d.data.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(clean)) return value;
-  // A large image fails on its first bytes: look at a head before decoding all of it.
-  if (clean.length > 8192) {
-    const head = Buffer.from(clean.slice(0, 8192), 'base64');
-    // Without the last character, which the cut may have split.
-    let k = head.length - 1;
-    while (k > 0 && head.length - k < 4 && (head[k]! & 0xc0) === 0x80) k--;
-    if (textOfBytes(head.subarray(0, head[k]! >= 0xc0 ? k : head.length)) === null) return null;
-  }
-  return textOfBytes(Buffer.from(clean, 'base64'));
+  if (!BASE64.test(clean)) return { kind: 'text', text: value, encoding: 'none' };
+  // A large image is known by its first bytes: look at a head before decoding all of it.
+  if (clean.length > 8192 && payloadText(Buffer.from(clean.slice(0, 64), 'base64').subarray(0, 16), d.mediaType).kind === 'media') return { kind: 'media' };
+  return payloadText(Buffer.from(clean, 'base64'), d.mediaType, charset);
+}
+
+/** The text of a `data:` URL or bare base64 payload, or null when it is media or cannot be read as text. */
+export function dataText(value: string, bareBase64 = false): string | null {
+  const p = dataPayload(value, bareBase64);
+  return p.kind === 'text' ? p.text : null;
+}
+
+/** A payload's field: its text scanned, media not text, an undecodable one named (never skipped). */
+function payloadField(p: Payload, path: FieldPath, target: Target, out: FieldText[], message: number | undefined): void {
+  if (p.kind === 'text') {
+    if (p.text) out.push({ path, target, text: p.text, message });
+  } else if (p.kind === 'undecodable') out.push({ path, target, text: '', message, undecodable: p.reason });
 }
 
 function identifierText(s: string): string {
@@ -227,17 +236,16 @@ function contentPart(part: unknown, path: FieldPath, target: Target, out: FieldT
     } else if (k === 'image_url' && isObject(v)) {
       for (const [ik, iv] of Object.entries(v)) {
         keyName(ik, p, 'rag', out, message);
-        if (ik === 'url' && typeof iv === 'string') {
-          const t = dataText(iv);
-          if (t) out.push({ path: [...p, ik], target, text: t, message });
-        } else field(ik, iv, [...p, ik], target, out, message);
+        if (ik === 'url' && typeof iv === 'string') payloadField(dataPayload(iv), [...p, ik], target, out, message);
+        else field(ik, iv, [...p, ik], target, out, message);
       }
     } else if ((k === 'input_audio' || k === 'file') && isObject(v)) {
       for (const [fk, fv] of Object.entries(v)) {
         keyName(fk, p, 'rag', out, message);
         if ((fk === 'data' || fk === 'file_data') && typeof fv === 'string') {
-          const t = parseDataUrl(fv) ? dataText(fv) : dataText(fv, true);
-          if (t) out.push({ path: [...p, fk], target, text: t, message });
+          const payload = parseDataUrl(fv) ? dataPayload(fv) : dataPayload(fv, true);
+          // Raw audio (pcm16) has no magic bytes: audio that is not text is audio.
+          payloadField(k === 'input_audio' && payload.kind === 'undecodable' ? { kind: 'media' } : payload, [...p, fk], target, out, message);
         } else field(fk, fv, [...p, fk], target, out, message);
       }
     } else field(k, v, p, k === 'type' && typeof v === 'string' && ENUMS.type!.includes(v) ? target : 'rag', out, message);
@@ -469,7 +477,7 @@ export function scanGroups(fields: FieldText[]): ScanGroup[] {
   const order: Target[] = ['prompt', 'rag', 'output'];
   const groups: ScanGroup[] = [];
   for (const target of order) {
-    const mine = fields.filter((f) => f.target === target);
+    const mine = fields.filter((f) => f.target === target && f.undecodable === undefined);
     if (mine.length === 0) continue;
     const turns = mine.filter((f) => f.userTurn);
     const rest = mine.filter((f) => !f.userTurn);

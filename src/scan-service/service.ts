@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { WardenConfig } from '../config/types.js';
-import type { EventSink, ScanThreat } from '../ports.js';
+import type { EventSink, ExtraFinding, ScanThreat } from '../ports.js';
 import { log } from '../log.js';
 import { applyPolicy, type PolicyResult, type ScanPolicy } from '../scanning/policy.js';
 import type { DetectionResult, ScanPool } from '../scanning/pool.js';
@@ -47,6 +47,8 @@ export interface ScanOptions {
    * Redis takes a round trip off each of its two scans and their work off the request's path).
    */
   awaitRecord?: 'always' | 'if_threats';
+  /** Findings made outside the detectors (the field map's undecodable payloads), added to the first part's. */
+  findings?: ExtraFinding[];
 }
 
 /**
@@ -84,6 +86,10 @@ export class ScanService {
       parts.length === 1
         ? [await this.deps.pool.scan({ text: parts[0]!.text, target: parts[0]!.target })]
         : await Promise.all(parts.map((p) => this.deps.pool.scan({ text: p.text, target: p.target })));
+    if (opts.findings?.length) {
+      const extra = opts.findings.map((f) => ({ ...f, confidence: 1, detector: 'field-map', spans: [] }));
+      outcomes[0] = { ...outcomes[0]!, threats: [...outcomes[0]!.threats, ...extra] };
+    }
     return this.finish(parts, outcomes, who, performance.now() - started, opts);
   }
 
