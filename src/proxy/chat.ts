@@ -9,7 +9,7 @@ import type { SpendTracker } from '../spend/tracker.js';
 import type { Target } from '../scanning/types.js';
 import { leaksCanary, newCanary, plantCanary } from './canary.js';
 import { requestFields, scanParts } from '../scan-service/chat-fields.js';
-import { undecodableFindings } from './undecodable.js';
+import { undecodablePolicy } from './undecodable.js';
 import type { ProxyMetrics } from '../metrics/proxy.js';
 import {
   OutputBlockedError,
@@ -94,7 +94,7 @@ export class ChatService {
     const fields = requestFields(input, { scanSystemTurns: settings.scan_system_turns });
     const groups = scanParts(fields);
     // Payloads that cannot be read as text: blocked, or scanned with a finding (never skipped).
-    const findings = undecodableFindings(fields, enforce && settings.undecodable_content === 'block', groups);
+    const findings = undecodablePolicy(fields, enforce && settings.undecodable_content === 'block', groups);
     const scanGroup = (g: (typeof groups)[number], i: number) =>
       this.deps.scanner.scan(g.text, g.target, { ...base, source: g.target, locate: g.locate, ...(i === 0 && findings.length ? { findings } : {}) });
     // One group (the usual chat: user turns only) needs no Promise.all.

@@ -1,6 +1,6 @@
 import { WardenError } from '../errors.js';
 import type { ExtraFinding } from '../ports.js';
-import { pathString, type FieldText, type scanParts } from '../scan-service/chat-fields.js';
+import { pathString, undecodableFindings, type FieldText, type scanParts } from '../scan-service/chat-fields.js';
 
 /**
  * What the chat proxy does with a `data:` URL or `file` payload the field map could not read as
@@ -10,7 +10,7 @@ import { pathString, type FieldText, type scanParts } from '../scan-service/chat
  * first scan, so the record says what was not scanned. When no other text is scanned, the
  * fields' names are (a scan to carry the finding).
  */
-export function undecodableFindings(fields: FieldText[], block: boolean, groups: ReturnType<typeof scanParts>): ExtraFinding[] {
+export function undecodablePolicy(fields: FieldText[], block: boolean, groups: ReturnType<typeof scanParts>): ExtraFinding[] {
   const bad = fields.filter((f) => f.undecodable !== undefined);
   if (bad.length === 0) return [];
   const where = bad.map((f) => `${pathString(f.path)} (${f.undecodable})`).join('; ');
@@ -21,10 +21,5 @@ export function undecodableFindings(fields: FieldText[], block: boolean, groups:
     });
   }
   if (groups.length === 0) groups.push({ text: bad.map((f) => pathString(f.path)).join('\n'), target: bad[0]!.target, locate: () => null });
-  return bad.map((f) => ({
-    attackType: 'obfuscation',
-    severity: 'low',
-    ruleId: 'input.undecodable_content',
-    message: `Not scanned: ${pathString(f.path)} cannot be read as text (${f.undecodable}).`,
-  }));
+  return undecodableFindings(bad, 'low');
 }

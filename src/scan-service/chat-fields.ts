@@ -1,4 +1,5 @@
-import type { Span, Target } from '../scanning/types.js';
+import type { ExtraFinding } from '../ports.js';
+import type { Severity, Span, Target } from '../scanning/types.js';
 import { charsetOf, payloadText, type Payload } from './payload-text.js';
 
 /**
@@ -537,4 +538,20 @@ export function scanParts(fields: FieldText[]): { text: string; target: Target; 
       return at ? { ...(at.message !== undefined ? { message: at.message } : {}), field: pathString(at.path), span: at.span } : null;
     },
   }));
+}
+
+/**
+ * One `input.undecodable_content` finding per payload the map could not read as text (it is not
+ * scanned, and says so in the record): `low` where policy forwards it (flag), `high` where it
+ * blocks (/v1/scan reports what the proxy would do).
+ */
+export function undecodableFindings(fields: FieldText[], severity: Severity): ExtraFinding[] {
+  return fields
+    .filter((f) => f.undecodable !== undefined)
+    .map((f) => ({
+      attackType: 'obfuscation',
+      severity,
+      ruleId: 'input.undecodable_content',
+      message: `Not scanned: ${pathString(f.path)} cannot be read as text (${f.undecodable}).`,
+    }));
 }

@@ -32,7 +32,7 @@ export interface ScanPart {
 }
 
 /** One text, or an OpenAI-style message list, to scan as one record. */
-export type ScanSubject = { text: string; target: Target } | { messages: ScanPart[] };
+export type ScanSubject = { text: string; target: Target } | { messages: ScanPart[]; findings?: ExtraFinding[] };
 
 export interface ScanOptions {
   /** Store the record: always (default), never, or only when something was found (stream windows). */
@@ -86,10 +86,8 @@ export class ScanService {
       parts.length === 1
         ? [await this.deps.pool.scan({ text: parts[0]!.text, target: parts[0]!.target })]
         : await Promise.all(parts.map((p) => this.deps.pool.scan({ text: p.text, target: p.target })));
-    if (opts.findings?.length) {
-      const extra = opts.findings.map((f) => ({ ...f, confidence: 1, detector: 'field-map', spans: [] }));
-      outcomes[0] = { ...outcomes[0]!, threats: [...outcomes[0]!.threats, ...extra] };
-    }
+    const findings = [...(opts.findings ?? []), ...('messages' in subject ? (subject.findings ?? []) : [])];
+    if (findings.length) outcomes[0] = withFindings(outcomes[0]!, findings);
     return this.finish(parts, outcomes, who, performance.now() - started, opts);
   }
 
@@ -109,6 +107,7 @@ export class ScanService {
     return Promise.all(
       subjects.map((s, i) => {
         const mine = outcomes.filter((_, j) => owners[j] === i);
+        if (!('text' in s) && s.findings?.length) mine[0] = withFindings(mine[0]!, s.findings);
         return this.finish('text' in s ? [s] : s.messages, mine, who, elapsed);
       }),
     );
@@ -247,6 +246,11 @@ export class ScanService {
 
 function recordFailed(err: unknown, record: ScanRecord): void {
   log.error({ err: (err as Error).message, scan_id: record.scan_id }, 'scan record could not be stored');
+}
+
+/** A detection result with findings made outside the detectors added (detector `field-map`, no span). */
+function withFindings(r: DetectionResult, findings: ExtraFinding[]): DetectionResult {
+  return { ...r, threats: [...r.threats, ...findings.map((f) => ({ ...f, confidence: 1, detector: 'field-map', spans: [] }))] };
 }
 
 /** The subject's text (parts joined as in finish()) with the spans of secret and PII findings masked, same length. */

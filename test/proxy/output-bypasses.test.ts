@@ -349,6 +349,18 @@ describe('issue 23: what reaches the client is scanned (upstream errors, keys, r
       }
     });
 
+    it('/v1/scan with messages reads the same payloads: a Latin-1 injection is found, random bytes are reported (block policy: verdict block)', async () => {
+      const scan = async (part: Json) => {
+        const res = await fetch(`${w.url}/v1/scan`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': w.adminKey }, body: JSON.stringify({ messages: [{ role: 'user', content: [part] }] }) });
+        return (await res.json()) as Json;
+      };
+      const latin = await scan(file(b64(Buffer.from(INJECTION, 'latin1'))));
+      expect(latin.verdict).to.equal('block');
+      const bytes = await scan(file(b64(noise), 'blob.bin'));
+      expect(bytes.verdict).to.equal('block');
+      expect(bytes.threats.map((t: Json) => t.rule_id)).to.deep.equal(['input.undecodable_content']);
+    });
+
     it('with security.input.undecodable_content: flag, the payload is forwarded and the scan record carries an undecodable_content finding', async () => {
       const w2 = await startWarden({
         providers: [{ name: 'fake', type: 'openai', base_url: up.url, api_key: 'sk-upstream-key-for-i23-0002', models: ['fake-*'], max_retries: 0 }],

@@ -56,7 +56,7 @@ export function registerScanRoutes(api: Api, services: Services, scans: { servic
     },
     async (ctx) => {
       const body = ctx.state.body as { input?: string; messages?: RawMessage[]; source?: Target; metadata?: Record<string, unknown> };
-      ctx.body = resultOf(await scans.service.scan(subjectOf(body, systemTurns()), who(ctx, body.metadata)));
+      ctx.body = resultOf(await scans.service.scan(subjectOf(body, systemTurns(), '', services.config().security.input?.undecodable_content), who(ctx, body.metadata)));
     },
   );
 
