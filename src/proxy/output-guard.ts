@@ -40,14 +40,16 @@ export interface IncrementalOptions {
 }
 
 /**
- * An upstream error on its way to the client is output too: its message (the provider's text,
- * already stripped of Warden's own credential) is scanned like an answer, and when it carries
- * any finding and `enforce`, the client gets a generic `upstream_error` naming the scan instead
- * (src/providers/errors.ts upstreamErrorWithheld). Errors Warden wrote itself (time-outs,
- * unreachable) are scanned as well: they are cheap and it keeps the rule "every byte".
+ * An upstream error on its way to the client is output too: when its message carries the
+ * provider's text (an error body, a stream `error` event; already stripped of Warden's own
+ * credential), it is scanned like an answer, and when it carries any finding and `enforce`, the
+ * client gets a generic `upstream_error` naming the scan instead (src/providers/errors.ts
+ * upstreamErrorWithheld). Errors that are Warden's own words only (time-outs, unreachable,
+ * malformed) are not scanned: nothing in them came from outside, and an outage must not cost a
+ * scan and a record per request.
  */
 export async function screenUpstreamError(err: unknown, check: OutputCheck, enforce: boolean): Promise<unknown> {
-  if (!(err instanceof UpstreamError) || err.failure === 'aborted' || !err.message) return err;
+  if (!(err instanceof UpstreamError) || err.failure === 'aborted' || !err.providerText) return err;
   const v = await check(err.message, false);
   if (!enforce || !(v.blocked || (v.findings ?? v.threat_ids.length) > 0)) return err;
   return upstreamErrorWithheld(err, v.scan_ids, v.threat_ids);
