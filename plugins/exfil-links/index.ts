@@ -151,10 +151,13 @@ const plugin: DetectorPlugin = {
     for (const m of text.matchAll(HTML)) consider(/^(img|image|source|video|audio|iframe)$/i.test(m[1]!) && m[2]!.toLowerCase() !== 'href' ? 'image' : 'link', (m[3] ?? m[4] ?? m[5]!).trim(), m.index!, m.index! + m[0].length);
     // A definition no visible reference uses is judged as an image: in a stream the reference may
     // have gone out in an earlier window, and an image is what it could be.
-    const linkLabels = new Set<string>();
-    for (const m of text.matchAll(LINK_REFERENCE)) linkLabels.add(label(m[2] || m[1]!));
+    let linkLabels: Set<string> | null = null;
     for (const m of text.matchAll(REFERENCE)) {
       const l = label(m[1]!);
+      if (linkLabels === null) {
+        linkLabels = new Set<string>();
+        for (const r of text.matchAll(LINK_REFERENCE)) linkLabels.add(label(r[2] || r[1]!));
+      }
       consider(imageLabels.has(l) || !linkLabels.has(l) ? 'image' : 'link', m[2]!, m.index!, m.index! + m[0].length);
     }
     for (const m of text.matchAll(AUTOLINK)) if (!judged(m.index!)) consider('link', m[1]!, m.index!, m.index! + m[0].length);
