@@ -153,6 +153,23 @@ describe('issue 23: what reaches the client is scanned (upstream errors, keys, r
       expect(r.text).to.match(/"code":"upstream_error_withheld"/);
     });
 
+    it('through the openai client, streamed: the stream error event names upstream_error_withheld; no chunk carries the key', async () => {
+      const intro = 'Here is a long explanation of the settings, one after another, in detail. '.repeat(4);
+      up.queue({ kind: 'reply', pieces: chop(intro), error_event: { error: { message: `internal: cached credential ${AWS} expired`, type: 'server_error' } } });
+      let got = '';
+      let err: unknown;
+      try {
+        for await (const c of await client.chat.completions.create({ model: 'fake-model', stream: true, messages: [{ role: 'user', content: 'settings?' }] })) got += c.choices[0]?.delta?.content ?? '';
+      } catch (e) {
+        err = e;
+      }
+      expect(err).to.be.instanceOf(OpenAI.APIError);
+      expect(JSON.stringify((err as InstanceType<typeof OpenAI.APIError>).error)).to.contain('upstream_error_withheld');
+      expect(JSON.stringify((err as InstanceType<typeof OpenAI.APIError>).error)).not.to.contain(AWS);
+      expect(got.length).to.be.greaterThan(0);
+      expect(got).not.to.contain(AWS);
+    });
+
     for (const stream of [false, true]) {
       it(`benign control: an ordinary provider 400 reaches the client unchanged (${stream ? 'streamed' : 'plain'})`, async () => {
         const message = "Invalid value for 'temperature': must be at most 2.";
