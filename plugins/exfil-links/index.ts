@@ -19,7 +19,7 @@
  * are links. A bare URL in prose is left alone (nothing renders or fetches it); a URL that is a whole quoted string (`"url": "https://…"` in tool-call
  * arguments, `fetch_url("https://…")`) is fetched by the agent that runs the tool, without a
  * click: it is judged like an image (`exfil-links.tool-url-data`, high), spaces and JSON `\/`
- * escapes included.
+ * escapes included; so is a URL inside a longer quoted string (`{"command": "curl https://…"}`).
  */
 import { isUtf8 } from 'node:buffer';
 import { mostlyPrintable } from '../../src/scanning/normalise/decode.js';
@@ -39,6 +39,9 @@ const LINK_REFERENCE = /(?<!!)\[([^\]\n]{0,500})\](?:\[([^\]\n]{0,200})\])?(?![(
 const AUTOLINK = /<(https?:\/\/[^\s>]{1,4000})>/gi;
 /** A URL that is a whole double-quoted string (JSON escapes allowed: `\/`, `\"`). */
 const QUOTED_URL = /"(https?:(?:\\?\/){2}(?:[^"\\\n]|\\.){1,4000})"/gi;
+/** A double-quoted string (a JSON value: tool-call arguments) and the URLs inside one (`curl https://…`). */
+const QUOTED = /"((?:[^"\\\n]|\\.){1,4000})"/g;
+const URL_IN_STRING = /https?:\/\/[^\s"'<>]{1,4000}/gi;
 
 /** Labels of reference definitions match case-insensitively, with runs of white space as one. */
 const label = (s: string): string => s.trim().replace(/\s+/g, ' ').toLowerCase();
@@ -162,6 +165,13 @@ const plugin: DetectorPlugin = {
     }
     for (const m of text.matchAll(AUTOLINK)) if (!judged(m.index!)) consider('link', m[1]!, m.index!, m.index! + m[0].length);
     for (const m of text.matchAll(QUOTED_URL)) if (!judged(m.index! + 1)) consider('tool', unescapeJson(m[1]!), m.index!, m.index! + m[0].length);
+    // A URL inside a longer quoted string (`{"command": "curl -s https://…"}`): the tool fetches it too.
+    if (text.includes('"')) {
+      for (const m of text.matchAll(QUOTED)) {
+        if (judged(m.index! + 1) || !m[1]!.includes(':')) continue;
+        for (const u of unescapeJson(m[1]!).matchAll(URL_IN_STRING)) consider('tool', u[0], m.index!, m.index! + m[0].length);
+      }
+    }
     const findings: Finding[] = [];
     if (tools.length) {
       findings.push({
