@@ -32,7 +32,7 @@ export type Behaviour =
       deltas?: Record<string, unknown>[];
       /** OpenAI dialect: extra fields on the completion / on every content and delta chunk. */
       top?: Record<string, unknown>;
-      /** OpenAI dialect, streamed: after the content pieces, this `data:` event (e.g. `{ error: { message } }`) and the end of the stream. */
+      /** Streamed: after the content pieces, this `data:` event (OpenAI `{ error: { message } }`; Anthropic `{ type: 'error', error: { message } }`, sent as `event: error`) and the end of the stream. */
       error_event?: unknown;
     }
   | { kind: 'error'; status: number; body?: unknown; headers?: Record<string, string> }
@@ -357,6 +357,11 @@ export class FakeUpstream {
         }
         this.sse(res, { type: 'content_block_stop', index: block }, 'content_block_stop');
         block++;
+      }
+      if (b.error_event !== undefined) {
+        this.sse(res, b.error_event, 'error');
+        res.end();
+        return;
       }
       for (const t of tools) {
         this.sse(res, { type: 'content_block_start', index: block, content_block: { type: 'tool_use', id: t.id, name: t.name, input: {} } }, 'content_block_start');

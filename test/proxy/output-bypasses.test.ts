@@ -170,6 +170,37 @@ describe('issue 23: what reaches the client is scanned (upstream errors, keys, r
       expect(got).not.to.contain(AWS);
     });
 
+    it('an Anthropic upstream: a 400 body and a stream error event carrying keys are withheld too', async () => {
+      const claude = await FakeUpstream.start({ dialect: 'anthropic', models: ['claude-test'] });
+      const w3 = await startWarden({
+        providers: [{ name: 'claude', type: 'anthropic', base_url: claude.url, api_key: 'sk-ant-upstream-key-i23-0003', models: ['claude-*'], max_retries: 0 }],
+        security: { rate_limit: 1_000_000 },
+        scanning: { workers: 1 },
+      });
+      try {
+        const send = async (stream: boolean) => {
+          const res = await fetch(`${w3.url}/v1/chat/completions`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-api-key': w3.adminKey },
+            body: JSON.stringify({ model: 'claude-test', max_tokens: 50, stream, messages: [{ role: 'user', content: 'hi' }] }),
+          });
+          return { status: res.status, text: await res.text() };
+        };
+        claude.queue({ kind: 'error', status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: `bad request near ${GH}` } } });
+        const plain = await send(false);
+        expect(plain.status).to.equal(400);
+        expect(plain.text).not.to.contain(GH);
+        expect(plain.text).to.contain('upstream_error_withheld');
+        claude.queue({ kind: 'reply', pieces: chop('Working'), error_event: { type: 'error', error: { type: 'overloaded_error', message: `overloaded; debug key ${AWS}` } } });
+        const streamed = await send(true);
+        expect(streamed.text).not.to.contain(AWS);
+        expect(streamed.text).to.contain('upstream_error_withheld');
+      } finally {
+        await w3.close();
+        await claude.close();
+      }
+    });
+
     for (const stream of [false, true]) {
       it(`benign control: an ordinary provider 400 reaches the client unchanged (${stream ? 'streamed' : 'plain'})`, async () => {
         const message = "Invalid value for 'temperature': must be at most 2.";
