@@ -36,6 +36,8 @@ export interface KafkaTransportOptions {
   /** Source attribute of the CloudEvents headers. */
   source?: string;
   logger?: Logger;
+  /** The one-partition event log topic every event is also appended to (resumable streams); none when unset. */
+  logTopic?: string;
   /** Called with the consumer lag per topic partition after each fetched batch. */
   onLag?: (topic: string, partition: number, lag: number) => void;
 }
@@ -268,11 +270,12 @@ export class KafkaTransport implements EventTransport {
 
   private toTopicMessages(batch: Pending[]): { topic: string; messages: Message[] }[] {
     const byTopic = new Map<string, Message[]>();
+    const log: Message[] = [];
     for (const { event, key } of batch) {
       const topic = this.topic(event.type);
       let messages = byTopic.get(topic);
       if (!messages) byTopic.set(topic, (messages = []));
-      messages.push({
+      const message: Message = {
         key,
         value: JSON.stringify(event),
         timestamp: String(Date.parse(event.timestamp)),
@@ -288,8 +291,12 @@ export class KafkaTransport implements EventTransport {
           ce_time: event.timestamp,
           'content-type': 'application/json',
         },
-      });
+      };
+      messages.push(message);
+      if (this.opts.logTopic) log.push({ ...message, partition: 0 });
     }
+    // The event log: every type on one partition, in the order raised (src/events/kafka-event-log.ts).
+    if (this.opts.logTopic) byTopic.set(this.opts.logTopic, log);
     return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
   }
 
