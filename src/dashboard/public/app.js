@@ -166,7 +166,11 @@ function startFeed() {
   const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws/events`);
   state.feed = ws;
   state.feedStatus = 'connecting';
-  ws.onopen = () => setFeedStatus('connected');
+  ws.onopen = () => {
+    setFeedStatus('connected');
+    // The resumable stream: after a reconnect, what was missed since the last seq comes first (docs/events.md).
+    ws.send(JSON.stringify({ action: 'subscribe', since: state.lastSeq ?? 'latest' }));
+  };
   ws.onmessage = (m) => {
     let msg;
     try {
@@ -175,6 +179,7 @@ function startFeed() {
       return;
     }
     if (!msg.type) return; // replies (pong, subscribed) carry `action`, not `type`
+    if (typeof msg.data?.seq === 'number') state.lastSeq = msg.data.seq;
     state.events.unshift(msg);
     state.events.length = Math.min(state.events.length, 200);
     renderFeedItem(msg);
