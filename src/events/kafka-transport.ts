@@ -77,6 +77,9 @@ export class KafkaTransport implements EventTransport {
 
   private buffer: Pending[] = [];
   private inflight: Pending[] = [];
+  /** Sent to the per-type topics, not yet to the event log topic. */
+  private logPending: Message[] = [];
+  private logWarnedAt = 0;
   private dropped = 0;
   private flushing: Promise<void> | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -241,8 +244,13 @@ export class KafkaTransport implements EventTransport {
         }
         if (this.buffer.length === 0) break;
         this.inflight = this.buffer.splice(0, MAX_BATCH);
-        await this.producer.sendBatch({ acks: -1, topicMessages: this.toTopicMessages(this.inflight) });
+        const { topicMessages, log } = this.toTopicMessages(this.inflight);
+        await this.producer.sendBatch({ acks: -1, topicMessages });
         this.inflight = [];
+        if (log.length) {
+          this.logPending.push(...log);
+          await this.sendLog();
+        }
         this.backoffMs = BACKOFF_MIN_MS;
         this.markReachable(true);
       } catch (err) {
@@ -268,7 +276,31 @@ export class KafkaTransport implements EventTransport {
     this.retryTimer.unref();
   }
 
-  private toTopicMessages(batch: Pending[]): { topic: string; messages: Message[] }[] {
+  /**
+   * Appends to the event log topic what the per-type topics already have, in the same order. Its
+   * failure (e.g. the topic was never created) never holds up the per-type topics: the entries
+   * wait here (bounded like the buffer) and go out with the next flush.
+   */
+  private async sendLog(): Promise<void> {
+    while (this.logPending.length > 0 && this.opts.logTopic) {
+      const batch = this.logPending.slice(0, MAX_BATCH);
+      try {
+        await this.producer.send({ topic: this.opts.logTopic, acks: -1, messages: batch });
+        this.logPending.splice(0, batch.length);
+      } catch (err) {
+        const over = this.logPending.length - this.opts.bufferSize;
+        if (over > 0) this.logPending.splice(0, over);
+        if (Date.now() - this.logWarnedAt > 60_000) {
+          this.logWarnedAt = Date.now();
+          this.log.warn({ err: (err as Error).message, topic: this.opts.logTopic, waiting: this.logPending.length },
+            'cannot append to the event log topic (create it with one partition): resuming WebSocket clients miss these events meanwhile');
+        }
+        return;
+      }
+    }
+  }
+
+  private toTopicMessages(batch: Pending[]): { topicMessages: { topic: string; messages: Message[] }[]; log: Message[] } {
     const byTopic = new Map<string, Message[]>();
     const log: Message[] = [];
     for (const { event, key } of batch) {
@@ -295,9 +327,8 @@ export class KafkaTransport implements EventTransport {
       messages.push(message);
       if (this.opts.logTopic) log.push({ ...message, partition: 0 });
     }
-    // The event log: every type on one partition, in the order raised (src/events/kafka-event-log.ts).
-    if (this.opts.logTopic) byTopic.set(this.opts.logTopic, log);
-    return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+    // `log`: for the event log topic, every type on one partition, in the order raised (src/events/kafka-event-log.ts).
+    return { topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })), log };
   }
 
   private markReachable(ok: boolean, err?: unknown): void {

@@ -26,7 +26,7 @@ describe('cli: warden scan --job', function () {
     const r = await runCli(['scan', '--job', file, '--url', w.url, '--api-key', w.adminKey, '--poll-ms', '100']);
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stderr).to.match(/job job_[0-9a-z]{26} accepted: 600 documents/);
-    expect(r.stderr).to.match(/\[#{30}\] 100%  600\/600  [\d.]+ docs\/s  0 s left  done/);
+    expect(r.stderr).to.match(/\[#{30}\] 100% {2}600\/600 {2}[\d.]+ docs\/s {2}0 s left {2}done/);
     expect(r.stderr).to.match(/done: 600 scanned, \d+ flagged, \d+ blocked, 3 errors; results in .*docs\.jsonl\.results\.jsonl/);
     const lines = readFileSync(`${file}.results.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { index: number; verdict?: string; error?: unknown });
     expect(lines.map((l) => l.index)).to.deep.equal([...Array(600).keys()]);

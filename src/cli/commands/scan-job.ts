@@ -30,7 +30,16 @@ export function addJobOptions(cmd: Command): Command {
     .option('--poll-ms <ms>', 'for --job: how often progress is read', '1000');
 }
 
-type Json = Record<string, any>;
+/** What GET /v1/scan/jobs/{id} answers (the parts used here), or an error body. */
+interface Json {
+  id: string;
+  state: string;
+  error: string | null;
+  counts: { total: number | null; scanned: number; flagged: number; blocked: number; errors: number };
+  docs_per_second: number | null;
+  eta_seconds: number | null;
+}
+type ErrorJson = { error?: { message?: string } };
 
 export async function runScanJob(o: ScanJobOptions, io: { err: (s: string) => void; isTTY: boolean } = { err: (s) => process.stderr.write(s), isTTY: Boolean(process.stderr.isTTY) }): Promise<number> {
   const file = o.job!;
@@ -58,8 +67,9 @@ export async function runScanJob(o: ScanJobOptions, io: { err: (s: string) => vo
   } catch (err) {
     return usage(io, `could not reach ${url}: ${(err as Error).message}`);
   }
-  const accepted = (await res.json().catch(() => ({}))) as Json;
-  if (res.status !== 202) return usage(io, `the job was refused (${res.status}): ${accepted.error?.message ?? JSON.stringify(accepted)}`);
+  const answer = (await res.json().catch(() => ({}))) as unknown;
+  if (res.status !== 202) return usage(io, `the job was refused (${res.status}): ${(answer as ErrorJson).error?.message ?? JSON.stringify(answer)}`);
+  const accepted = answer as Json;
   const id = accepted.id as string;
   io.err(`job ${id} accepted: ${accepted.counts.total} documents\n`);
 
