@@ -92,13 +92,15 @@ export async function run(): Promise<void> {
   });
   const wardens: WardenProcess[] = [];
   try {
-    wardens.push(await spawnWarden(config('bench-a'), { WARDEN_LOG_LEVEL: 'warn' }, 120_000));
+    wardens.push(await spawnWarden(config('bench-a'), { WARDEN_LOG_LEVEL: 'info' }, 120_000));
     const a = wardens[0]!;
     await viaBatch(a.url); // warm-up: rules compiled, workers hot
     const batch = await measure([a], () => viaBatch(a.url));
     const one = await measure([a], () => viaJob(a.url));
-    wardens.push(await spawnWarden(config('bench-b'), { WARDEN_LOG_LEVEL: 'warn' }, 120_000));
-    await new Promise((r) => setTimeout(r, 3000)); // let the group rebalance onto B
+    wardens.push(await spawnWarden(config('bench-b'), { WARDEN_LOG_LEVEL: 'info' }, 120_000));
+    // Warm B (rules compiled, workers hot) and let the group rebalance onto it with a first job.
+    await viaBatch(wardens[1]!.url);
+    await viaJob(a.url);
     const two = await measure(wardens, () => viaJob(a.url));
     const row = (name: string, m: { seconds: number; cpu: number }) => ({
       path: name,
