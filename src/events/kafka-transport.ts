@@ -50,6 +50,8 @@ interface Pending {
 const MAX_BATCH = 500;
 const BACKOFF_MIN_MS = 200;
 const BACKOFF_MAX_MS = 5_000;
+/** Pause before appending to the event log topic again after a failure. */
+const LOG_RETRY_MS = 5_000;
 
 /**
  * Kafka transport: one topic per event type, the envelope as the value, the natural id as the key.
@@ -80,6 +82,8 @@ export class KafkaTransport implements EventTransport {
   /** Sent to the per-type topics, not yet to the event log topic. */
   private logPending: Message[] = [];
   private logWarnedAt = 0;
+  private logSending: Promise<void> | null = null;
+  private logRetryAt = 0;
   private dropped = 0;
   private flushing: Promise<void> | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -210,6 +214,8 @@ export class KafkaTransport implements EventTransport {
     }
     const unsent = this.buffer.length + this.inflight.length;
     if (unsent) this.log.warn({ unsent }, 'stopping with events that never reached kafka');
+    // The event log's last appends, briefly: a failing log topic must not hold up the shutdown.
+    if (this.logSending) await Promise.race([this.logSending, new Promise((r) => setTimeout(r, 2_000).unref())]);
     await this.consumerStarting?.catch(() => undefined);
     await Promise.allSettled([this.consumer.disconnect(), this.producer.disconnect(), this.admin.disconnect()]);
     this.consumerState = 'down';
@@ -249,7 +255,7 @@ export class KafkaTransport implements EventTransport {
         this.inflight = [];
         if (log.length) {
           this.logPending.push(...log);
-          await this.sendLog();
+          this.kickLog();
         }
         this.backoffMs = BACKOFF_MIN_MS;
         this.markReachable(true);
@@ -277,10 +283,19 @@ export class KafkaTransport implements EventTransport {
   }
 
   /**
-   * Appends to the event log topic what the per-type topics already have, in the same order. Its
-   * failure (e.g. the topic was never created) never holds up the per-type topics: the entries
-   * wait here (bounded like the buffer) and go out with the next flush.
+   * Appends to the event log topic what the per-type topics already have, in the same order (one
+   * send at a time). It runs beside the flush loop, never in it: a log topic that fails (e.g. was
+   * never created) never delays the per-type topics. Its entries wait here (bounded like the
+   * buffer) and are retried after a pause.
    */
+  private kickLog(): void {
+    if (this.logSending || this.logPending.length === 0 || Date.now() < this.logRetryAt) return;
+    this.logSending = this.sendLog().finally(() => {
+      this.logSending = null;
+      this.kickLog();
+    });
+  }
+
   private async sendLog(): Promise<void> {
     while (this.logPending.length > 0 && this.opts.logTopic) {
       const batch = this.logPending.slice(0, MAX_BATCH);
@@ -290,6 +305,8 @@ export class KafkaTransport implements EventTransport {
       } catch (err) {
         const over = this.logPending.length - this.opts.bufferSize;
         if (over > 0) this.logPending.splice(0, over);
+        this.logRetryAt = Date.now() + LOG_RETRY_MS;
+        if (!this.stopping) setTimeout(() => this.kickLog(), LOG_RETRY_MS).unref();
         if (Date.now() - this.logWarnedAt > 60_000) {
           this.logWarnedAt = Date.now();
           this.log.warn({ err: (err as Error).message, topic: this.opts.logTopic, waiting: this.logPending.length },

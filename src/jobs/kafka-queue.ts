@@ -41,6 +41,7 @@ export class KafkaChunkQueue implements ChunkQueue {
   private connected = false;
   private inFlight = 0;
   private retryTimer: NodeJS.Timeout | null = null;
+  private failures = 0;
   readonly jobsTopic: string;
   readonly resultsTopic: string;
 
@@ -125,7 +126,10 @@ export class KafkaChunkQueue implements ChunkQueue {
       retry: { retries: 5, initialRetryTime: 200, maxRetryTime: 2_000, restartOnFailure: async () => !this.stopping },
     });
     this.consumer = consumer;
-    consumer.on(consumer.events.GROUP_JOIN, () => { this.connected = true; });
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      this.connected = true;
+      this.failures = 0;
+    });
     consumer.on(consumer.events.CRASH, (e) => {
       this.connected = false;
       this.opts.log.warn({ err: e.payload.error?.message, restart: e.payload.restart }, 'scan job consumer crashed');
@@ -163,10 +167,12 @@ export class KafkaChunkQueue implements ChunkQueue {
 
   private scheduleRestart(): void {
     if (this.stopping || this.retryTimer) return;
+    // 2 s, doubling to 30 s while it keeps failing (e.g. the topic was never created).
+    const delay = Math.min(30_000, 2_000 * 2 ** this.failures++);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       void this.consumer?.disconnect().catch(() => undefined).then(() => this.startConsumer());
-    }, 2_000);
+    }, delay);
     this.retryTimer.unref();
   }
 }
