@@ -15,6 +15,7 @@ import { createOfflineScanner, type OfflineOptions, type OfflineScanner } from '
 import type { PolicyResult, ScanPolicy } from '../../scanning/policy.js';
 import { SEVERITIES, TARGETS, type Target } from '../../scanning/types.js';
 import { stdio, type CliIO } from './rules.js';
+import { addJobOptions, runScanJob, type ScanJobOptions } from './scan-job.js';
 
 export interface ScanCliOptions {
   config?: string;
@@ -204,13 +205,15 @@ export function addScannerOptions(cmd: Command): Command {
 }
 
 export function register(program: Command): void {
-  addScannerOptions(
+  addJobOptions(addScannerOptions(
     program
       .command('scan')
       .description('Scan text offline (argument, stdin, or --file rows.jsonl) and print JSONL verdicts')
       .argument('[text]', 'text to scan; omit to read stdin')
       .option('--file <rows.jsonl>', 'JSONL file of {"text": ...} rows'),
-  ).action(async (text: string | undefined, o: ScanCliOptions) => {
+  )).action(async (text: string | undefined, o: ScanCliOptions & ScanJobOptions) => {
+    // --job runs on a server instead (scan-job.ts).
+    if (o.job) return void (process.exitCode = await runScanJob(o));
     process.exitCode = await runScan(text, o);
   });
 }
