@@ -32,6 +32,8 @@ export type Behaviour =
       deltas?: Record<string, unknown>[];
       /** OpenAI dialect: extra fields on the completion / on every content and delta chunk. */
       top?: Record<string, unknown>;
+      /** Streamed: after the content pieces, this `data:` event (OpenAI `{ error: { message } }`; Anthropic `{ type: 'error', error: { message } }`, sent as `event: error`) and the end of the stream. */
+      error_event?: unknown;
     }
   | { kind: 'error'; status: number; body?: unknown; headers?: Record<string, string> }
   /** Streams `pieces` then goes silent without ending (or, not streamed, never answers). */
@@ -356,6 +358,11 @@ export class FakeUpstream {
         this.sse(res, { type: 'content_block_stop', index: block }, 'content_block_stop');
         block++;
       }
+      if (b.error_event !== undefined) {
+        this.sse(res, b.error_event, 'error');
+        res.end();
+        return;
+      }
       for (const t of tools) {
         this.sse(res, { type: 'content_block_start', index: block, content_block: { type: 'tool_use', id: t.id, name: t.name, input: {} } }, 'content_block_start');
         const half = Math.floor(t.arguments.length / 2);
@@ -377,6 +384,11 @@ export class FakeUpstream {
       for (let index = 0; index < n; index++) this.sse(res, this.chunk(body, { content: p }, null, index, b.top));
     }
     for (const d of b.deltas ?? []) for (let index = 0; index < n; index++) this.sse(res, this.chunk(body, d, null, index, b.top));
+    if (b.error_event !== undefined) {
+      this.sse(res, b.error_event);
+      res.end();
+      return;
+    }
     tools.forEach((t, i) => {
       const half = Math.floor(t.arguments.length / 2);
       this.sse(res, this.chunk(body, { tool_calls: [{ index: i, id: t.id, type: 'function', function: { name: t.name, arguments: t.arguments.slice(0, half) } }] }));

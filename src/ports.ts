@@ -30,6 +30,16 @@ export interface ScanContext {
   /** For output scans of the chat proxy: whether a found value is one the caller itself supplied
    * (in its system, developer or user turns); such PII in the answer is not exposure. */
   supplied?: (value: string) => boolean;
+  /** Findings the caller made itself, recorded with the scan's own (a payload that is not text: issue 23). */
+  findings?: ExtraFinding[];
+}
+
+/** A finding made outside the detectors (by the field map), added to a scan's threats before the policy. */
+export interface ExtraFinding {
+  attackType: AttackType;
+  severity: Severity;
+  ruleId: string;
+  message: string;
 }
 
 /** A threat as stored and returned (/v1/scan, /v1/scans, the chat proxy's errors): the policy's

@@ -13,6 +13,7 @@ import { registerAuthRoutes } from './http/routes/auth.js';
 import { registerChatRoutes } from './http/routes/chat.js';
 import { registerDashboardRoutes } from './http/routes/dashboard.js';
 import { registerDocsRoutes } from './http/routes/docs.js';
+import { registerJobRoutes } from './http/routes/jobs.js';
 import { registerKeyRoutes } from './http/routes/keys.js';
 import { errorSchema } from './http/routes/schemas.js';
 import { registerModelRoutes } from './http/routes/models.js';
@@ -32,6 +33,7 @@ import { wireProxy } from './proxy/wiring.js';
 import { chatScannerOf } from './scan-service/chat-scanner.js';
 import { wireScanning } from './scan-service/wiring.js';
 import { wireAnalytics } from './analytics/wiring.js';
+import { wireJobs } from './jobs/wiring.js';
 import { createLifecycle } from './lifecycle.js';
 import type { Services } from './services.js';
 import { registerSettingsRoutes } from './http/routes/settings.js';
@@ -133,6 +135,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const scans = await wireScanning({ services, lifecycle });
   const proxy = wireProxy({ services, lifecycle, scanner: chatScannerOf(scans.service) });
   const { analytics, reports } = wireAnalytics({ services, lifecycle, scans: scans.service, spend: proxy.spend });
+  const jobs = wireJobs({ services, lifecycle, scans: scans.service, log });
   const stream = wireEvents({ services, lifecycle, bus: events, log });
 
   // Then HTTP over it: this is the only place the routes meet the domain (docs/architecture.md).
@@ -142,6 +145,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   registerKeyRoutes(api, services);
   registerSettingsRoutes(api, services, settingsStore, () => effective.overrides());
   registerScanRoutes(api, services, scans);
+  registerJobRoutes(api, services, jobs);
   registerChatRoutes(api, () => proxy.chat());
   registerSystemRoutes(api, services, { providers: () => proxy.providers() });
   registerStatusRoute(api, services);

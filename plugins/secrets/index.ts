@@ -4,6 +4,12 @@
  * the ORIGINAL text (normalising would fold the case that makes them recognisable); the
  * generic assignment check adds a Shannon-entropy test so placeholders and words don't match.
  * All patterns are RE2 (linear time), compiled once at module load.
+ *
+ * Kinds with a fixed prefix match inside longer tokens where the vendor format allows it
+ * (`key: xAKIA…`, `tokenghp_…`, `xxoxb-…`, a PEM header glued to text): a word boundary is not
+ * what makes them a key, and an attacker glues a letter on to slip past one. What would make
+ * them look-alikes is kept out: an AWS key id inside a longer run of upper-case letters and
+ * digits (a hash, base32), a Stripe-looking `disk_test_…` identifier whose body is not random.
  */
 import RE2 from 're2';
 import type { DetectorPlugin, Finding, NormalisedInput, Severity, Span } from '../../src/scanning/types.js';
@@ -17,23 +23,30 @@ interface SecretKind {
   /** Capture group holding the secret itself (for entropy and redaction); 0 = whole match. */
   group?: number;
   minEntropy?: number;
+  /** A further test of the match (e.g. of a glued form), after the regex. */
+  accept?: (m: RegExpExecArray) => boolean;
 }
+
+/** A digit, an upper- and a lower-case letter: a random key body, not a snake_case identifier. */
+const MIXED = (s: string): boolean => /[0-9]/.test(s) && /[A-Z]/.test(s) && /[a-z]/.test(s);
 
 const g = (p: string, flags = 'gu'): RE2 => new RE2(p, flags);
 
 export const SECRET_KINDS: SecretKind[] = [
-  { id: 'aws-access-key-id', label: 'AWS access key id', severity: 'high', confidence: 0.95, re: g('\\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\\b') },
+  { id: 'aws-access-key-id', label: 'AWS access key id', severity: 'high', confidence: 0.95, re: g('(?:^|[^0-9A-Z])((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16})(?:[^0-9A-Z]|$)'), group: 1 },
   { id: 'aws-secret-access-key', label: 'AWS secret access key', severity: 'critical', confidence: 0.9, re: g('(?i:aws.{0,20}(?:secret|sk)[a-z_ -]{0,20}|secret_?access_?key)["\']?\\s*[:=]\\s*["\']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+]|$)'), group: 1, minEntropy: 3.5 },
   { id: 'gcp-service-account', label: 'GCP service-account key', severity: 'critical', confidence: 0.95, re: g('"type"\\s*:\\s*"service_account"[\\s\\S]{0,1000}?"private_key"\\s*:\\s*"-----BEGIN') },
   { id: 'gcp-api-key', label: 'Google API key', severity: 'high', confidence: 0.9, re: g('\\bAIza[0-9A-Za-z_-]{35}(?:[^0-9A-Za-z_-]|$)') },
   { id: 'azure-storage-key', label: 'Azure storage account key', severity: 'critical', confidence: 0.95, re: g('(?i:AccountKey)=([A-Za-z0-9+/]{80,}={0,2})'), group: 1 },
   { id: 'azure-sas-token', label: 'Azure SAS signature', severity: 'high', confidence: 0.8, re: g('[?&]sv=\\d{4}-\\d{2}-\\d{2}&[^\\s"\']{0,300}?\\bsig=([A-Za-z0-9%+/=]{40,})'), group: 1 },
   { id: 'azure-api-key', label: 'Azure / Cognitive Services key', severity: 'high', confidence: 0.8, re: g('(?i:azure[a-z_ -]{0,30}key|ocp-apim-subscription-key|azure_openai_api_key)["\']?\\s*[:=]\\s*["\']?([0-9a-fA-F]{32}|[A-Za-z0-9]{84})\\b'), group: 1 },
-  { id: 'github-token', label: 'GitHub token', severity: 'high', confidence: 0.95, re: g('\\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{82})\\b') },
+  { id: 'github-token', label: 'GitHub token', severity: 'high', confidence: 0.95, re: g('gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{82}') },
   { id: 'gitlab-token', label: 'GitLab token', severity: 'high', confidence: 0.95, re: g('\\bgl(?:pat|dt|ptt|rt|cbt)-[A-Za-z0-9_-]{20,}\\b') },
-  { id: 'slack-token', label: 'Slack token', severity: 'high', confidence: 0.95, re: g('\\bxox[abposr]-[A-Za-z0-9-]{10,}') },
+  { id: 'slack-token', label: 'Slack token', severity: 'high', confidence: 0.95, re: g('xox[abposr]-[A-Za-z0-9-]{10,}') },
   { id: 'slack-webhook', label: 'Slack webhook URL', severity: 'high', confidence: 0.95, re: g('https://hooks\\.slack\\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,}') },
-  { id: 'stripe-key', label: 'Stripe secret key', severity: 'high', confidence: 0.95, re: g('\\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{24,}\\b') },
+  { id: 'stripe-key', label: 'Stripe secret key', severity: 'high', confidence: 0.95, re: g('([A-Za-z0-9]?)((?:sk|rk)_(?:live|test)_([A-Za-z0-9]{24,}))'), group: 2,
+    // Glued to a word (`xsk_live_…`) only with a random body: `disk_test_fixturesForTheJob` is a name.
+    accept: (m) => !m[1] || MIXED(m[3] ?? '') },
   { id: 'anthropic-key', label: 'Anthropic API key', severity: 'high', confidence: 0.95, re: g('\\bsk-ant-(?:api|admin)\\d{2}-[A-Za-z0-9_-]{80,}') },
   { id: 'openai-key', label: 'OpenAI API key', severity: 'high', confidence: 0.9, re: g('\\bsk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|\\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|\\bsk-[A-Za-z0-9]{48}\\b') },
   { id: 'jwt', label: 'JSON Web Token', severity: 'medium', confidence: 0.85, re: g('\\beyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{16,}') },
@@ -134,8 +147,9 @@ function looksRandom(s: string): boolean {
   return !DOTTED_IDENTIFIER.test(s) && !ENV_VAR_NAME.test(s);
 }
 
+/** What a message may show of a secret: its length and, past 15 characters, the last three (the type is the label). */
 function redact(secret: string): string {
-  return secret.length <= 8 ? '***' : `${secret.slice(0, 4)}…${secret.slice(-2)} (${secret.length} chars)`;
+  return secret.length < 16 ? `*** (${secret.length} chars)` : `…${secret.slice(-3)} (${secret.length} chars)`;
 }
 
 const plugin: DetectorPlugin = {
@@ -169,8 +183,11 @@ const plugin: DetectorPlugin = {
       kind.re.lastIndex = 0;
       for (let m = kind.re.exec(text); m && spans.length < max; m = kind.re.exec(text)) {
         const secret = kind.group ? m[kind.group] ?? '' : m[0];
-        if (kind.minEntropy !== undefined && (shannonEntropy(secret) < kind.minEntropy || !looksRandom(secret))) continue;
         const start = kind.group ? m.index + m[0].indexOf(secret) : m.index;
+        // The delimiters around a group are not part of it: the next match may start on them.
+        if (kind.group && m[0].length > 0) kind.re.lastIndex = start + secret.length;
+        if (kind.minEntropy !== undefined && (shannonEntropy(secret) < kind.minEntropy || !looksRandom(secret))) continue;
+        if (kind.accept && !kind.accept(m)) continue;
         spans.push({ start, end: start + secret.length });
         sample ||= secret;
         if (m[0].length === 0) kind.re.lastIndex++;

@@ -56,6 +56,38 @@ describe('secrets plugin', () => {
     expect(scan('-----BEGIN PUBLIC KEY-----\nMIIBIjANBg...')).to.deep.equal([]);
   });
 
+  it('finds keys glued to a longer token where the vendor format allows it (issue 23, item 7)', () => {
+    const aws = 'AKIA' + 'Q3ZJ7RXK2M5VWT4P';
+    const glued: [string, string, string][] = [
+      [`key: x${aws}`, 'secrets.aws-access-key-id', aws],
+      [`id=${aws}x and ${AWS_ID}`, 'secrets.aws-access-key-id', aws],
+      [`token${GH}`, 'secrets.github-token', GH],
+      ['auth:xxoxb-' + '123456789012-AbCdEfGhIj', 'secrets.slack-token', 'xoxb-' + '123456789012-AbCdEfGhIj'],
+      ['keyxsk_live_' + '4eC39HqLyjWDarjtT1zdp7dc', 'secrets.stripe-key', 'sk_live_' + '4eC39HqLyjWDarjtT1zdp7dc'],
+      ['cert:-----BEGIN ' + 'PRIVATE KEY-----MII', 'secrets.private-key', '-----BEGIN ' + 'PRIVATE KEY-----'],
+    ];
+    for (const [text, id, secret] of glued) {
+      const f = scan(text).find((x) => x.ruleId === id);
+      expect(f, text).to.not.equal(undefined);
+      expect(text.slice(f!.spans[0]!.start, f!.spans[0]!.end), text).to.equal(secret);
+    }
+    // Two keys one delimiter apart are both found (the delimiter between them is shared).
+    expect(scan(`${aws} ${AWS_ID}`).find((x) => x.ruleId === 'secrets.aws-access-key-id')!.spans).to.have.length(2);
+  });
+
+  it('does not take look-alikes of the glued forms for keys', () => {
+    const aws = 'AKIA' + 'Q3ZJ7RXK2M5VWT4P';
+    // Inside a longer run of upper-case letters and digits (a hash, base32): not an AWS key id.
+    expect(ids(scan(`digest Z${aws}`))).to.deep.equal([]);
+    expect(ids(scan(`digest ${aws}Q7`))).to.deep.equal([]);
+    expect(ids(scan(`akia${aws.slice(4).toLowerCase()}`))).to.deep.equal([]);
+    // A snake_case name that contains sk_test_ is not a Stripe key.
+    expect(ids(scan('run disk_test_' + 'fixturesForTheBackupJobs now'))).to.deep.equal([]);
+    expect(ids(scan('ghp_' + 'tooShort123'))).to.deep.equal([]);
+    expect(ids(scan('xoxb-short'))).to.deep.equal([]);
+    expect(ids(scan('-----BEGIN ' + 'PUBLIC KEY-----MII'))).to.deep.equal([]);
+  });
+
   it('reports a specific kind once rather than also as a generic assignment', () => {
     expect(ids(scan(`token = ${GH}`))).to.deep.equal(['secrets.github-token']);
   });

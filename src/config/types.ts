@@ -84,7 +84,7 @@ export interface WardenConfig {
     stream_chunk_chars: number;
     stream_overlap_chars: number;
     canary: boolean;
-    input: { scan_system_turns: boolean };
+    input: { scan_system_turns: boolean; undecodable_content: 'block' | 'flag' };
     output: { link_allowlist: string[] };
     /** The chat proxy's outcome guards (src/proxy/outcome/settings.ts). */
     outcome?: OutcomeConfig;
@@ -102,7 +102,7 @@ export interface WardenConfig {
     plugin_dirs: string[];
     plugins: Record<string, Record<string, unknown>>;
   };
-  events: { transport: 'memory' | 'kafka' };
+  events: { transport: 'memory' | 'kafka'; replay_retention: number };
   kafka: {
     brokers: string[];
     client_id: string;
@@ -114,6 +114,18 @@ export interface WardenConfig {
     sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string };
   };
   ws: { max_connections: number; max_buffered_bytes: number; heartbeat_ms: number; max_message_bytes: number };
+  jobs: {
+    queue: 'auto' | 'kafka' | 'embedded';
+    chunk_size: number;
+    chunk_max_bytes: number;
+    max_documents: number;
+    max_bytes: number;
+    files_dir?: string;
+    concurrency: number;
+    session_timeout_ms: number;
+    progress_interval_ms: number;
+    ttl_hours: number;
+  };
   providers: ProviderConfig[];
   pricing: Record<string, { input: number; output: number }>;
   spend: { thresholds: SpendThreshold[] };

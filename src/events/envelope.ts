@@ -23,6 +23,8 @@ export function naturalKey(type: EventType, data: Record<string, unknown>, insta
     }
     case 'system_status':
       return instanceId;
+    case 'scan_job_progress':
+      return str(data.job_id) ?? instanceId;
   }
 }
 

@@ -36,6 +36,8 @@ export interface KafkaTransportOptions {
   /** Source attribute of the CloudEvents headers. */
   source?: string;
   logger?: Logger;
+  /** The one-partition event log topic every event is also appended to (resumable streams); none when unset. */
+  logTopic?: string;
   /** Called with the consumer lag per topic partition after each fetched batch. */
   onLag?: (topic: string, partition: number, lag: number) => void;
 }
@@ -48,6 +50,8 @@ interface Pending {
 const MAX_BATCH = 500;
 const BACKOFF_MIN_MS = 200;
 const BACKOFF_MAX_MS = 5_000;
+/** Pause before appending to the event log topic again after a failure. */
+const LOG_RETRY_MS = 5_000;
 
 /**
  * Kafka transport: one topic per event type, the envelope as the value, the natural id as the key.
@@ -75,6 +79,11 @@ export class KafkaTransport implements EventTransport {
 
   private buffer: Pending[] = [];
   private inflight: Pending[] = [];
+  /** Sent to the per-type topics, not yet to the event log topic. */
+  private logPending: Message[] = [];
+  private logWarnedAt = 0;
+  private logSending: Promise<void> | null = null;
+  private logRetryAt = 0;
   private dropped = 0;
   private flushing: Promise<void> | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -205,6 +214,8 @@ export class KafkaTransport implements EventTransport {
     }
     const unsent = this.buffer.length + this.inflight.length;
     if (unsent) this.log.warn({ unsent }, 'stopping with events that never reached kafka');
+    // The event log's last appends, briefly: a failing log topic must not hold up the shutdown.
+    if (this.logSending) await Promise.race([this.logSending, new Promise((r) => setTimeout(r, 2_000).unref())]);
     await this.consumerStarting?.catch(() => undefined);
     await Promise.allSettled([this.consumer.disconnect(), this.producer.disconnect(), this.admin.disconnect()]);
     this.consumerState = 'down';
@@ -239,8 +250,13 @@ export class KafkaTransport implements EventTransport {
         }
         if (this.buffer.length === 0) break;
         this.inflight = this.buffer.splice(0, MAX_BATCH);
-        await this.producer.sendBatch({ acks: -1, topicMessages: this.toTopicMessages(this.inflight) });
+        const { topicMessages, log } = this.toTopicMessages(this.inflight);
+        await this.producer.sendBatch({ acks: -1, topicMessages });
         this.inflight = [];
+        if (log.length) {
+          this.logPending.push(...log);
+          this.kickLog();
+        }
         this.backoffMs = BACKOFF_MIN_MS;
         this.markReachable(true);
       } catch (err) {
@@ -266,13 +282,49 @@ export class KafkaTransport implements EventTransport {
     this.retryTimer.unref();
   }
 
-  private toTopicMessages(batch: Pending[]): { topic: string; messages: Message[] }[] {
+  /**
+   * Appends to the event log topic what the per-type topics already have, in the same order (one
+   * send at a time). It runs beside the flush loop, never in it: a log topic that fails (e.g. was
+   * never created) never delays the per-type topics. Its entries wait here (bounded like the
+   * buffer) and are retried after a pause.
+   */
+  private kickLog(): void {
+    if (this.logSending || this.logPending.length === 0 || Date.now() < this.logRetryAt) return;
+    this.logSending = this.sendLog().finally(() => {
+      this.logSending = null;
+      this.kickLog();
+    });
+  }
+
+  private async sendLog(): Promise<void> {
+    while (this.logPending.length > 0 && this.opts.logTopic) {
+      const batch = this.logPending.slice(0, MAX_BATCH);
+      try {
+        await this.producer.send({ topic: this.opts.logTopic, acks: -1, messages: batch });
+        this.logPending.splice(0, batch.length);
+      } catch (err) {
+        const over = this.logPending.length - this.opts.bufferSize;
+        if (over > 0) this.logPending.splice(0, over);
+        this.logRetryAt = Date.now() + LOG_RETRY_MS;
+        if (!this.stopping) setTimeout(() => this.kickLog(), LOG_RETRY_MS).unref();
+        if (Date.now() - this.logWarnedAt > 60_000) {
+          this.logWarnedAt = Date.now();
+          this.log.warn({ err: (err as Error).message, topic: this.opts.logTopic, waiting: this.logPending.length },
+            'cannot append to the event log topic (create it with one partition): resuming WebSocket clients miss these events meanwhile');
+        }
+        return;
+      }
+    }
+  }
+
+  private toTopicMessages(batch: Pending[]): { topicMessages: { topic: string; messages: Message[] }[]; log: Message[] } {
     const byTopic = new Map<string, Message[]>();
+    const log: Message[] = [];
     for (const { event, key } of batch) {
       const topic = this.topic(event.type);
       let messages = byTopic.get(topic);
       if (!messages) byTopic.set(topic, (messages = []));
-      messages.push({
+      const message: Message = {
         key,
         value: JSON.stringify(event),
         timestamp: String(Date.parse(event.timestamp)),
@@ -288,9 +340,12 @@ export class KafkaTransport implements EventTransport {
           ce_time: event.timestamp,
           'content-type': 'application/json',
         },
-      });
+      };
+      messages.push(message);
+      if (this.opts.logTopic) log.push({ ...message, partition: 0 });
     }
-    return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+    // `log`: for the event log topic, every type on one partition, in the order raised (src/events/kafka-event-log.ts).
+    return { topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })), log };
   }
 
   private markReachable(ok: boolean, err?: unknown): void {

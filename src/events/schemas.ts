@@ -69,11 +69,30 @@ export const systemStatusData = {
   },
 } as const;
 
+const count = { type: 'integer', minimum: 0 };
+export const scanJobProgressData = {
+  type: 'object',
+  required: ['job_id', 'state', 'total', 'scanned', 'flagged', 'blocked', 'errors', 'event_id', 'instance_id'],
+  properties: {
+    ...common,
+    job_id: id('job'),
+    state: { enum: ['queued', 'running', 'done', 'failed', 'cancelled'] },
+    total: { type: ['integer', 'null'], minimum: 0 },
+    scanned: count,
+    flagged: count,
+    blocked: count,
+    errors: count,
+    docs_per_second: { type: ['number', 'null'], minimum: 0 },
+    eta_seconds: { type: ['number', 'null'], minimum: 0 },
+  },
+} as const;
+
 export const EVENT_DATA_SCHEMAS = {
   threat_detected: threatDetectedData,
   provider_health_change: providerHealthChangeData,
   cost_threshold_alert: costThresholdAlertData,
   system_status: systemStatusData,
+  scan_job_progress: scanJobProgressData,
 } as const;
 
 /** The envelope: exactly type, timestamp and data; data checked by type. */

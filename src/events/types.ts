@@ -5,13 +5,17 @@
  * so every listener sees every event exactly once.
  */
 
-export type EventType = 'threat_detected' | 'provider_health_change' | 'cost_threshold_alert' | 'system_status';
+export type EventType = 'threat_detected' | 'provider_health_change' | 'cost_threshold_alert' | 'system_status' | 'scan_job_progress';
 export const EVENT_TYPES: readonly EventType[] = [
   'threat_detected',
   'provider_health_change',
   'cost_threshold_alert',
   'system_status',
+  'scan_job_progress',
 ];
+
+/** Types a WebSocket client gets only when it names them in a subscription (high-volume or niche). */
+export const OPT_IN_EVENT_TYPES: ReadonlySet<EventType> = new Set(['scan_job_progress']);
 
 /** Kafka topic suffix per event type (prefix `kafka.topic_prefix`, default `warden.`). */
 export const EVENT_TOPICS: Record<EventType, string> = {
@@ -19,6 +23,7 @@ export const EVENT_TOPICS: Record<EventType, string> = {
   provider_health_change: 'provider-health',
   cost_threshold_alert: 'cost-alerts',
   system_status: 'system',
+  scan_job_progress: 'scan-job-progress',
 };
 
 export interface EventData {

@@ -4,6 +4,8 @@ import type { Lifecycle } from '../lifecycle.js';
 import type { Logger } from '../log.js';
 import type { Services } from '../services.js';
 import { EventBus } from './bus.js';
+import { EventLog, clockSeq } from './event-log.js';
+import { KafkaEventLogReader } from './kafka-event-log.js';
 import { KafkaTransport } from './kafka-transport.js';
 import { MemoryTransport } from './memory-transport.js';
 import type { EventTransport } from './types.js';
@@ -26,10 +28,19 @@ export function createTransport(
     ssl: k.ssl,
     sasl: k.sasl,
     source: `warden/${version}/${instanceId}`,
+    logTopic: eventLogTopic(config),
     logger: log,
     onLag,
   });
 }
+
+/** The one-partition topic every event is appended to for resumable streams (`<prefix>events`), or none. */
+export function eventLogTopic(config: WardenConfig): string | undefined {
+  return config.events.replay_retention > 0 ? `${config.kafka.topic_prefix}events` : undefined;
+}
+
+/** The resumable stream of each bus (fed from Kafka's event log topic, or from the bus itself). */
+const replays = new WeakMap<EventBus, { log: EventLog; reader: KafkaEventLogReader | null }>();
 
 /**
  * Builds and starts the bus before anything else is wired, so every subsystem can raise events
@@ -42,6 +53,22 @@ export async function startEventBus(opts: { config: WardenConfig; instanceId: st
     bus?.eventMetrics?.consumerLag.set({ topic, partition: String(partition) }, lag);
   const transport = createTransport(opts.config, opts.instanceId, opts.log, opts.version, onLag);
   bus = new EventBus({ instanceId: opts.instanceId, transport, registry: opts.registry, logger: opts.log });
+  // The resumable stream: with Kafka, the event log topic's offsets; alone, this bus with clock seqs.
+  const retention = opts.config.events.replay_retention;
+  const log = new EventLog(retention);
+  let reader: KafkaEventLogReader | null = null;
+  if (transport.name === 'kafka' && retention > 0) {
+    const k = opts.config.kafka;
+    reader = new KafkaEventLogReader({
+      brokers: k.brokers, clientId: k.client_id, instanceId: opts.instanceId, topic: eventLogTopic(opts.config)!,
+      ssl: k.ssl, sasl: k.sasl, retention, log: opts.log,
+    }, log);
+    reader.start();
+  } else {
+    const next = clockSeq();
+    bus.subscribe((event) => { log.append(next(), event); });
+  }
+  replays.set(bus, { log, reader });
   await bus.start();
   bus.emit('system_status', { status: 'starting', version: opts.version, detail: `transport ${transport.name}` });
   return bus;
@@ -63,6 +90,7 @@ export function wireEvents(opts: { services: Services; lifecycle: Lifecycle; bus
     maxBufferedBytes: ws.max_buffered_bytes,
     heartbeatMs: ws.heartbeat_ms,
     maxMessageBytes: ws.max_message_bytes,
+    log: replays.get(bus)?.log,
     registry: services.registry,
     logger: log,
   });
@@ -107,6 +135,7 @@ export function wireEvents(opts: { services: Services; lifecycle: Lifecycle; bus
       await Promise.race([drained, new Promise<void>((resolve) => { timer = setTimeout(resolve, bound); })]);
       clearTimeout(timer);
       await bus.stop();
+      await replays.get(bus)?.reader?.stop();
     });
     bus.emit('system_status', { status: 'ready', version, detail: wasConnected ? 'accepting requests' : 'accepting requests; event transport unreachable' });
   });

@@ -1,4 +1,4 @@
-import { EVENT_TYPES, type EventType } from './types.js';
+import { EVENT_TYPES, OPT_IN_EVENT_TYPES, type EventType } from './types.js';
 import { isEventType } from './envelope.js';
 
 /**
@@ -6,12 +6,12 @@ import { isEventType } from './envelope.js';
  * never `type`, so a client can never mistake one for an event.
  */
 export type ClientRequest =
-  | { action: 'subscribe'; event_types: EventType[] }
+  | { action: 'subscribe'; event_types: EventType[] | null; since?: number | 'latest' }
   | { action: 'unsubscribe' }
   | { action: 'ping' };
 
 export type ServerReply =
-  | { action: 'subscribed'; event_types: EventType[] }
+  | { action: 'subscribed'; event_types: EventType[]; since?: number | 'latest'; replayed?: number; complete?: boolean; last_seq?: number }
   | { action: 'unsubscribed'; event_types: EventType[] }
   | { action: 'pong'; timestamp: string }
   | { action: 'error'; message: string };
@@ -34,6 +34,15 @@ export function parseClientMessage(text: string): ClientRequest | { error: strin
   switch (msg.action) {
     case 'subscribe': {
       const types = msg.event_types;
+      let since: number | 'latest' | undefined;
+      if (msg.since !== undefined) {
+        if (msg.since !== 'latest' && !(Number.isSafeInteger(msg.since) && (msg.since as number) >= 0)) {
+          return { error: `"since" must be the seq of the last event received (an integer >= 0) or "latest", got ${JSON.stringify(msg.since).slice(0, 100)}` };
+        }
+        since = msg.since as number | 'latest';
+        // A resuming client may keep the default types.
+        if (types === undefined) return { action: 'subscribe', event_types: null, since };
+      }
       if (!Array.isArray(types)) return { error: '"event_types" must be an array of event types' };
       if (types.length === 0) {
         return { error: '"event_types" must name at least one event type; send {"action":"unsubscribe"} to receive all' };
@@ -45,7 +54,7 @@ export function parseClientMessage(text: string): ClientRequest | { error: strin
             `valid: ${EVENT_TYPES.join(', ')}`,
         };
       }
-      return { action: 'subscribe', event_types: [...new Set(types as EventType[])] };
+      return { action: 'subscribe', event_types: [...new Set(types as EventType[])], ...(since !== undefined ? { since } : {}) };
     }
     case 'unsubscribe':
       return { action: 'unsubscribe' };
@@ -55,3 +64,6 @@ export function parseClientMessage(text: string): ClientRequest | { error: strin
       return { error: `unknown action ${JSON.stringify(msg.action).slice(0, 100)}; expected one of ${ACTIONS.join(', ')}` };
   }
 }
+
+/** What a client without a subscription gets: every type but the opt-in ones (scan_job_progress). */
+export const DEFAULT_EVENT_TYPES: readonly EventType[] = EVENT_TYPES.filter((t) => !OPT_IN_EVENT_TYPES.has(t));

@@ -4,8 +4,9 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { SESSION_COOKIE, bearerToken, readCookie, sameOrigin } from '../auth/credentials.js';
 import { log as rootLog, type Logger } from '../log.js';
-import { parseClientMessage, type ServerReply } from './ws-protocol.js';
-import { EVENT_TYPES, type EventEnvelope, type EventListener, type EventType, type TransportStatus } from './types.js';
+import type { EventLog, LoggedEvent } from './event-log.js';
+import { DEFAULT_EVENT_TYPES, parseClientMessage, type ServerReply } from './ws-protocol.js';
+import { OPT_IN_EVENT_TYPES, type EventEnvelope, type EventListener, type EventType, type TransportStatus } from './types.js';
 
 export const WS_EVENTS_PATH = '/ws/events';
 
@@ -51,6 +52,8 @@ export interface EventStreamOptions {
   maxBufferedBytes?: number;
   heartbeatMs?: number;
   maxMessageBytes?: number;
+  /** The resumable stream (`since`); without it a subscription with `since` is answered with an error. */
+  log?: EventLog;
   registry?: Registry;
   logger?: Logger;
 }
@@ -58,8 +61,10 @@ export interface EventStreamOptions {
 interface Client {
   socket: WebSocket;
   subject: string;
-  /** null: no subscription sent, so every type. */
+  /** null: no subscription sent, so every type but the opt-in ones. */
   filter: Set<EventType> | null;
+  /** Set once the client subscribed with `since`: it gets the event log's stream, each event with its seq, from after `last`. */
+  resume: { last: number } | null;
   alive: boolean;
   closing: boolean;
   expiryTimer: NodeJS.Timeout | null;
@@ -86,8 +91,9 @@ export class EventStreamServer {
   private readonly clients = new Set<Client>();
   private readonly log: Logger;
   private readonly metrics: WsMetrics | null;
-  private readonly opts: Required<Omit<EventStreamOptions, 'registry' | 'logger' | 'allowedOrigins'>> & Pick<EventStreamOptions, 'allowedOrigins'>;
+  private readonly opts: Required<Omit<EventStreamOptions, 'registry' | 'logger' | 'allowedOrigins' | 'log'>> & Pick<EventStreamOptions, 'allowedOrigins' | 'log'>;
   private unsubscribeBus: (() => void) | null = null;
+  private unsubscribeLog: (() => void) | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private shuttingDown = false;
   private readonly servers = new Set<Server>();
@@ -107,6 +113,7 @@ export class EventStreamServer {
     this.wss = new WebSocketServer({ noServer: true, maxPayload: this.opts.maxMessageBytes, perMessageDeflate: false, clientTracking: false });
     this.metrics = options.registry ? createWsMetrics(options.registry, () => this.clients.size) : null;
     this.unsubscribeBus = this.opts.bus.subscribe((event) => this.broadcast(event));
+    this.unsubscribeLog = this.opts.log?.subscribe((logged) => this.broadcastLogged(logged)) ?? null;
     this.heartbeat = setInterval(() => this.beat(), this.opts.heartbeatMs);
     this.heartbeat.unref();
   }
@@ -149,6 +156,7 @@ export class EventStreamServer {
     this.shuttingDown = true;
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.unsubscribeBus?.();
+    this.unsubscribeLog?.();
     for (const server of this.servers) server.off('upgrade', this.onUpgrade);
     const closed = [...this.clients].map((c) => new Promise<void>((res) => {
       if (c.socket.readyState === WebSocket.CLOSED) return res();
@@ -251,7 +259,7 @@ export class EventStreamServer {
       return;
     }
     this.metrics?.attempts.inc({ outcome: 'accepted' });
-    const client: Client = { socket, subject: outcome.subject, filter: null, alive: true, closing: false, expiryTimer: null };
+    const client: Client = { socket, subject: outcome.subject, filter: null, resume: null, alive: true, closing: false, expiryTimer: null };
     this.clients.add(client);
     this.armExpiry(client, outcome.expiresAt);
     socket.on('pong', () => { client.alive = true; });
@@ -278,14 +286,52 @@ export class EventStreamServer {
     const request = parseClientMessage(rawToString(data));
     if ('error' in request) return this.reply(client, { action: 'error', message: request.error }, 'invalid');
     switch (request.action) {
-      case 'subscribe':
-        client.filter = new Set(request.event_types);
-        return this.reply(client, { action: 'subscribed', event_types: request.event_types }, 'subscribe');
+      case 'subscribe': {
+        client.filter = request.event_types ? new Set(request.event_types) : null;
+        const types = request.event_types ?? [...DEFAULT_EVENT_TYPES];
+        if (request.since === undefined) {
+          client.resume = null;
+          return this.reply(client, { action: 'subscribed', event_types: types }, 'subscribe');
+        }
+        return this.resume(client, types, request.since);
+      }
       case 'unsubscribe':
         client.filter = null;
-        return this.reply(client, { action: 'unsubscribed', event_types: [...EVENT_TYPES] }, 'unsubscribe');
+        return this.reply(client, { action: 'unsubscribed', event_types: [...DEFAULT_EVENT_TYPES] }, 'unsubscribe');
       case 'ping':
         return this.reply(client, { action: 'pong', timestamp: new Date().toISOString() }, 'ping');
+    }
+  }
+
+  /**
+   * `since`: replays what the log kept after that seq (of the subscribed types), then switches the
+   * client to the log's live stream. Both happen in this one synchronous turn, so no event falls
+   * between them and none comes twice. `complete: false` says some events were past the retention.
+   */
+  private resume(client: Client, types: EventType[], since: number | 'latest'): void {
+    const log = this.opts.log;
+    if (!log) return this.reply(client, { action: 'error', message: 'this stream keeps no events to resume from' }, 'invalid');
+    const from = since === 'latest' ? log.lastSeq : since;
+    const { events, complete } = log.since(from);
+    const wanted = events.filter((e) => this.wants(client, e.event.type));
+    client.resume = { last: Math.max(from, log.lastSeq) };
+    this.reply(client, { action: 'subscribed', event_types: types, since, replayed: wanted.length, complete, last_seq: log.lastSeq }, 'subscribe');
+    for (const e of wanted) this.send(client, loggedText(e));
+    if (wanted.length) this.metrics?.sent.inc({ type: 'replay' }, wanted.length);
+  }
+
+  private wants(client: Client, type: EventType): boolean {
+    return client.filter ? client.filter.has(type) : !OPT_IN_EVENT_TYPES.has(type);
+  }
+
+  private broadcastLogged(logged: LoggedEvent): void {
+    let text: string | null = null;
+    for (const client of this.clients) {
+      if (!client.resume || logged.seq <= client.resume.last) continue;
+      client.resume.last = logged.seq;
+      if (!this.wants(client, logged.event.type)) continue;
+      text ??= loggedText(logged);
+      if (this.send(client, text)) this.metrics?.sent.inc({ type: logged.event.type });
     }
   }
 
@@ -300,7 +346,7 @@ export class EventStreamServer {
     const text = Buffer.from(JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data }));
     let sent = 0;
     for (const client of this.clients) {
-      if (client.filter && !client.filter.has(event.type)) continue;
+      if (client.resume || !this.wants(client, event.type)) continue;
       if (this.send(client, text)) sent++;
     }
     if (sent) this.metrics?.sent.inc({ type: event.type }, sent);
@@ -378,6 +424,11 @@ function createWsMetrics(registry: Registry, connections: () => number): WsMetri
 
 function rejectHandshake(socket: Duplex, status: number, text: string): void {
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+/** An event of the resumable stream: the envelope, with its seq in data. */
+function loggedText(e: LoggedEvent): string {
+  return JSON.stringify({ type: e.event.type, timestamp: e.event.timestamp, data: { ...e.event.data, seq: e.seq } });
 }
 
 function rawToString(data: RawData): string {

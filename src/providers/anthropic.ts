@@ -335,7 +335,7 @@ export class AnthropicAdapter implements ProviderAdapter {
         }
         case 'error': {
           const msg = sanitiseUpstreamMessage(String(data.error?.message ?? 'error'), [this.config.api_key]);
-          throw new UpstreamError(name, 'bad_response', 502, 'upstream_error', `Provider "${name}" failed mid-stream: ${msg}`, { code: 'upstream_failed' });
+          throw new UpstreamError(name, 'bad_response', 502, 'upstream_error', `Provider "${name}" failed mid-stream: ${msg}`, { code: 'upstream_failed', providerText: msg });
         }
         default:
           break; // ping, content_block_stop and future event types carry nothing we need

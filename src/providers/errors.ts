@@ -19,6 +19,8 @@ export class UpstreamError extends WardenError {
   readonly retryable: boolean;
   readonly provider: string;
   readonly upstreamStatus: number | null;
+  /** The part of `message` the provider wrote (it may carry anything: it is scanned before a client sees it). */
+  readonly providerText: string | null;
 
   constructor(
     provider: string,
@@ -26,14 +28,20 @@ export class UpstreamError extends WardenError {
     status: number,
     type: ErrorType,
     message: string,
-    opts: { code: string; upstreamStatus?: number; headers?: Record<string, string>; param?: string } ,
+    opts: { code: string; upstreamStatus?: number; headers?: Record<string, string>; param?: string; extra?: Record<string, unknown>; providerText?: string },
   ) {
-    super(status, type, message, { code: opts.code, headers: opts.headers, param: opts.param });
+    super(status, type, message, { code: opts.code, headers: opts.headers, param: opts.param, extra: opts.extra });
     this.name = 'UpstreamError';
     this.failure = failure;
     this.provider = provider;
     this.upstreamStatus = opts.upstreamStatus ?? null;
+    this.providerText = opts.providerText || null;
     this.retryable = failure === 'connect' || failure === 'timeout' || failure === 'status_5xx';
+  }
+
+  /** The message without the provider's own text: what provider health keeps and shows (it is not scanned there). */
+  get summary(): string {
+    return this.providerText ? this.message.split(this.providerText).join('[provider text not kept]') : this.message;
   }
 }
 
@@ -73,6 +81,23 @@ export const upstreamAborted = (provider: string) =>
   new UpstreamError(provider, 'aborted', 499, 'api_error', 'The client went away; the upstream request was cancelled.', {
     code: 'client_closed_request',
   });
+
+/**
+ * An upstream error whose text carried a finding (a credential, PII, an injection, ...) in place
+ * of the provider's text: the same status, failure and headers (a 429 keeps its Retry-After),
+ * type `upstream_error`, and the scan that found it (its record holds the text, masked).
+ */
+export function upstreamErrorWithheld(err: UpstreamError, scanIds: string[], threatIds: string[]): UpstreamError {
+  const what = err.upstreamStatus ? ` (HTTP ${err.upstreamStatus})` : '';
+  return new UpstreamError(
+    err.provider,
+    err.failure,
+    err.status,
+    'upstream_error',
+    `Provider "${err.provider}" answered with an error${what} whose text was withheld by a security policy; see scan ${scanIds.join(', ')} for what was found.`,
+    { code: 'upstream_error_withheld', upstreamStatus: err.upstreamStatus ?? undefined, headers: err.headers, extra: { scan_ids: scanIds, threat_ids: threatIds } },
+  );
+}
 
 const STATUS_TYPES: Record<number, ErrorType> = {
   400: 'invalid_request_error',
@@ -146,10 +171,12 @@ export function upstreamStatusError(
       code: `upstream_${status}`,
       upstreamStatus: status,
       headers,
+      providerText: message,
     });
   }
   return new UpstreamError(provider, 'status_5xx', 502, 'upstream_error', `Provider "${provider}" failed (HTTP ${status}): ${message}`, {
     code: 'upstream_failed',
     upstreamStatus: status,
+    providerText: message,
   });
 }

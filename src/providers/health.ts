@@ -10,6 +10,7 @@ import {
   type Observation,
   type RecordedStatus,
 } from './health-state.js';
+import { UpstreamError } from './errors.js';
 import type { HealthStore } from './health-store.js';
 import type { ProviderAdapter } from './types.js';
 
@@ -121,7 +122,8 @@ export class ProviderHealth {
       };
     } catch (err) {
       if (this.probeAbort.signal.aborted) return;
-      obs = { kind: 'fail', source: 'probe', at, error: (err as Error).message };
+      // Without the provider's own text: health records and events are not scanned (issue 23).
+      obs = { kind: 'fail', source: 'probe', at, error: err instanceof UpstreamError ? err.summary : (err as Error).message };
     }
     await this.observe(name, obs);
   }

@@ -128,7 +128,7 @@ export class OpenAIAdapter implements ProviderAdapter {
       const obj = parsed as { error?: { message?: string }; choices?: unknown };
       if (obj && typeof obj === 'object' && obj.error) {
         const msg = sanitiseUpstreamMessage(String(obj.error.message ?? 'error'), [this.config.api_key]);
-        throw new UpstreamError(name, 'bad_response', 502, 'upstream_error', `Provider "${name}" failed mid-stream: ${msg}`, { code: 'upstream_failed' });
+        throw new UpstreamError(name, 'bad_response', 502, 'upstream_error', `Provider "${name}" failed mid-stream: ${msg}`, { code: 'upstream_failed', providerText: msg });
       }
       if (!obj || typeof obj !== 'object' || !Array.isArray(obj.choices)) {
         throw upstreamBadResponse(name, 'a stream event is not a chat.completion.chunk');

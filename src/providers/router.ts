@@ -112,7 +112,7 @@ export class ProviderRouter {
     this.opts.metrics?.upstreamRequests.inc({ provider, model, status: `stream_${outcomeLabel(err)}` });
     if (err.retryable || err.failure === 'bad_response' || err.failure === 'too_large') {
       this.breakers.get(provider)?.onFailure();
-      this.opts.health?.recordTraffic(provider, false, 0, err.message);
+      this.opts.health?.recordTraffic(provider, false, 0, err.summary);
     }
   }
 
@@ -148,7 +148,7 @@ export class ProviderRouter {
             throw err;
           }
           breaker.onFailure();
-          this.opts.health?.recordTraffic(p.name, false, performance.now() - t0, err.message);
+          this.opts.health?.recordTraffic(p.name, false, performance.now() - t0, err.summary);
           if (!err.retryable) throw err;
           this.opts.metrics?.failovers.inc({ from: p.name, reason: err.failure });
           log.warn({ provider: p.name, attempt, failure: err.failure, status: err.upstreamStatus }, 'upstream attempt failed');

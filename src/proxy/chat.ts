@@ -9,6 +9,7 @@ import type { SpendTracker } from '../spend/tracker.js';
 import type { Target } from '../scanning/types.js';
 import { leaksCanary, newCanary, plantCanary } from './canary.js';
 import { requestFields, scanParts } from '../scan-service/chat-fields.js';
+import { undecodablePolicy } from './undecodable.js';
 import type { ProxyMetrics } from '../metrics/proxy.js';
 import {
   OutputBlockedError,
@@ -16,6 +17,7 @@ import {
   captureUsage,
   completionText,
   incrementalGuard,
+  screenUpstreamError,
   type OutputCheck,
   type OutputVerdict,
 } from './output-guard.js';
@@ -33,6 +35,8 @@ export interface ChatSettings {
   stream_overlap_chars: number;
   /** security.input.scan_system_turns */
   scan_system_turns: boolean;
+  /** security.input.undecodable_content: a data: URL or file payload that is not text. */
+  undecodable_content: 'block' | 'flag';
 }
 
 export const DEFAULT_CHAT_SETTINGS: ChatSettings = {
@@ -43,6 +47,7 @@ export const DEFAULT_CHAT_SETTINGS: ChatSettings = {
   stream_chunk_chars: 384,
   stream_overlap_chars: 128,
   scan_system_turns: false,
+  undecodable_content: 'block',
 };
 
 export interface ChatCall {
@@ -90,10 +95,14 @@ export class ChatService {
     const base: Omit<ScanContext, 'source'> = { requestId: call.requestId, caller: call.caller, model: input.model };
     const t0 = performance.now();
     // Every field of the request through the one field map (src/scan-service/chat-fields.ts).
-    const groups = scanParts(requestFields(input, { scanSystemTurns: settings.scan_system_turns }));
-    const scanGroup = (g: (typeof groups)[number]) => this.deps.scanner.scan(g.text, g.target, { ...base, source: g.target, locate: g.locate });
+    const fields = requestFields(input, { scanSystemTurns: settings.scan_system_turns });
+    const groups = scanParts(fields);
+    // Payloads that cannot be read as text: blocked, or scanned with a finding (never skipped).
+    const findings = undecodablePolicy(fields, enforce && settings.undecodable_content === 'block', groups);
+    const scanGroup = (g: (typeof groups)[number], i: number) =>
+      this.deps.scanner.scan(g.text, g.target, { ...base, source: g.target, locate: g.locate, ...(i === 0 && findings.length ? { findings } : {}) });
     // One group (the usual chat: user turns only) needs no Promise.all.
-    const inputScans = groups.length === 1 ? [await scanGroup(groups[0]!)] : await Promise.all(groups.map(scanGroup));
+    const inputScans = groups.length === 1 ? [await scanGroup(groups[0]!, 0)] : await Promise.all(groups.map(scanGroup));
     const inputScanMs = performance.now() - t0;
     this.deps.metrics?.scanSeconds.observe({ phase: 'input' }, inputScanMs / 1000);
     const blocking = inputScans.filter((s) => s.verdict === 'block');
@@ -123,7 +132,10 @@ export class ChatService {
     const check = this.outputCheck(settings, canary, outputCtx, outcome);
 
     if (!input.stream) {
-      const routed = await this.deps.router.complete(upstreamReq, call.signal);
+      const routed = await this.deps.router.complete(upstreamReq, call.signal).catch(async (err: unknown) => {
+        if (err instanceof UpstreamError) outputCtx.provider = err.provider;
+        throw await screenUpstreamError(err, check, enforce);
+      });
       outputCtx.provider = routed.provider.name;
       const completion = routed.result;
       const t1 = performance.now();
@@ -154,7 +166,10 @@ export class ChatService {
       return { kind: 'json', body: completion.model ? completion : { ...completion, model: input.model } };
     }
 
-    const routed = await this.deps.router.stream(upstreamReq, call.signal);
+    const routed = await this.deps.router.stream(upstreamReq, call.signal).catch(async (err: unknown) => {
+      if (err instanceof UpstreamError) outputCtx.provider = err.provider;
+      throw await screenUpstreamError(err, check, enforce);
+    });
     outputCtx.provider = routed.provider.name;
     this.deps.metrics?.overheadSeconds.observe(
       { stream: 'true' },
@@ -189,8 +204,10 @@ export class ChatService {
         yield sse(chunk);
       }
       yield DONE;
-    } catch (err) {
-      if (err instanceof UpstreamError) failure = err;
+    } catch (caught) {
+      if (caught instanceof UpstreamError) failure = caught;
+      // A provider's error text (a mid-stream `error` event) is output too: scanned before it is sent.
+      const err = await screenUpstreamError(caught, check, settings.mode === 'enforce');
       if (err instanceof OutputBlockedError) this.deps.metrics?.blocked.inc({ phase: 'output' });
       if (err instanceof OutputBlockedError && settings.block_response === 'refusal') {
         if (!yielded) yield sse(this.filteredChunk(input.model, { role: 'assistant', content: OUTPUT_REFUSAL }));
@@ -235,6 +252,7 @@ export class ChatService {
         blocked: enforce && s.verdict === 'block',
         threat_ids: s.threats.map((t) => t.threat_id),
         scan_ids: [s.scan_id],
+        findings: s.threats.length,
       };
       if (outcome && !verdict.blocked) verdict = await outcome.text(text, verdict);
       if (canary && leaksCanary(text, canary)) {

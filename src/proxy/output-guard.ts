@@ -1,4 +1,5 @@
 import { WardenError } from '../errors.js';
+import { UpstreamError, upstreamErrorWithheld } from '../providers/errors.js';
 import type { ChatCompletion, ChatCompletionChunk, ChunkChoice, FinishReason, Usage } from '../providers/types.js';
 import { answerText, streamText } from '../scan-service/chat-fields.js';
 
@@ -15,6 +16,8 @@ export interface OutputVerdict {
   blocked: boolean;
   threat_ids: string[];
   scan_ids: string[];
+  /** Findings of any severity (the text carries something), whether or not they block. */
+  findings?: number;
 }
 
 /** Scans one piece of output. `partial`: an intermediate window of a stream. */
@@ -34,6 +37,22 @@ export interface IncrementalOptions {
   chunkChars: number;
   /** Characters held back and rescanned with the next window (longer than any secret to catch). */
   overlapChars: number;
+}
+
+/**
+ * An upstream error on its way to the client is output too: when its message carries the
+ * provider's text (an error body, a stream `error` event; already stripped of Warden's own
+ * credential), it is scanned like an answer, and when it carries any finding and `enforce`, the
+ * client gets a generic `upstream_error` naming the scan instead (src/providers/errors.ts
+ * upstreamErrorWithheld). Errors that are Warden's own words only (time-outs, unreachable,
+ * malformed) are not scanned: nothing in them came from outside, and an outage must not cost a
+ * scan and a record per request.
+ */
+export async function screenUpstreamError(err: unknown, check: OutputCheck, enforce: boolean): Promise<unknown> {
+  if (!(err instanceof UpstreamError) || err.failure === 'aborted' || !err.providerText) return err;
+  const v = await check(err.message, false);
+  if (!enforce || !(v.blocked || (v.findings ?? v.threat_ids.length) > 0)) return err;
+  return upstreamErrorWithheld(err, v.scan_ids, v.threat_ids);
 }
 
 /** Every piece of text in a non-streamed completion (the field map's answer side), fields apart. */
@@ -75,6 +94,8 @@ interface ChoiceState {
 /** Chunk fields Warden rebuilds on every chunk it releases (or, `obfuscation`, drops: per-chunk padding). */
 const CHUNK_OWN = new Set(['id', 'object', 'created', 'model', 'system_fingerprint', 'service_tier', 'choices', 'usage', 'obfuscation']);
 const CHOICE_OWN = new Set(['index', 'delta', 'finish_reason']);
+/** Delta fields released window by window; any other string field (its key is text as well) is held to the finish. */
+const STREAMED_TEXT = new Set(['content', 'refusal', 'reasoning_content', 'reasoning']);
 
 /** A chunk without the fields the guard holds back to scan (they are released on their own). */
 function ownFields(c: ChatCompletionChunk): ChatCompletionChunk {
@@ -164,12 +185,12 @@ export async function* incrementalGuard(
       const st = state(cc.index);
       for (const [k, v] of Object.entries(cc.delta ?? {})) {
         if (k === 'role' || v === null || v === undefined) continue;
-        if (typeof v === 'string') {
+        if (typeof v === 'string' && STREAMED_TEXT.has(k)) {
           if (!v.length) continue;
           const ch = st.channels.get(k) ?? { pending: '', context: '' };
           st.channels.set(k, ch);
           ch.pending += v;
-        } else st.held.push({ [k]: v }); // tool_calls, function_call, annotations, audio, unknown
+        } else st.held.push({ [k]: v }); // tool_calls, function_call, annotations, audio, unknown (its name is text too)
       }
       const extras = Object.entries(cc).filter(([k, v]) => !CHOICE_OWN.has(k) && v !== null && v !== undefined);
       if (extras.length) st.heldExtras.push(Object.fromEntries(extras));

@@ -22,7 +22,7 @@ export type ProxyConfig = Pick<WardenConfig, 'providers' | 'pricing' | 'spend' |
   security: Pick<WardenConfig['security'], 'mode' | 'block_response' | 'stream_mode' | 'canary'> & {
     stream_chunk_chars?: number;
     stream_overlap_chars?: number;
-    input?: { scan_system_turns?: boolean };
+    input?: { scan_system_turns?: boolean; undecodable_content?: 'block' | 'flag' };
     output?: { link_allowlist?: string[] };
     outcome?: OutcomeConfig;
   };
@@ -66,6 +66,7 @@ export function chatSettings(c: ProxyConfig): ChatSettings {
     stream_chunk_chars: c.security.stream_chunk_chars ?? DEFAULT_CHAT_SETTINGS.stream_chunk_chars,
     stream_overlap_chars: c.security.stream_overlap_chars ?? DEFAULT_CHAT_SETTINGS.stream_overlap_chars,
     scan_system_turns: c.security.input?.scan_system_turns ?? DEFAULT_CHAT_SETTINGS.scan_system_turns,
+    undecodable_content: c.security.input?.undecodable_content ?? DEFAULT_CHAT_SETTINGS.undecodable_content,
   };
 }
 

@@ -1,5 +1,6 @@
-import { isUtf8 } from 'node:buffer';
-import type { Span, Target } from '../scanning/types.js';
+import type { ExtraFinding } from '../ports.js';
+import type { Severity, Span, Target } from '../scanning/types.js';
+import { charsetOf, payloadText, type Payload } from './payload-text.js';
 
 /**
  * The one field map of OpenAI chat traffic: for every field of a chat request, of a chat
@@ -12,7 +13,9 @@ import type { Span, Target } from '../scanning/types.js';
  * only ever: a closed enum holding one of its known values (`role: "user"`), an identifier
  * that never reaches the model's context (`model`, `user`, `metadata`), a value the provider
  * wrote rather than the model (`id`, `created`, `usage`) or binary media (a base64 image that
- * does not decode to text). Numbers, booleans and null are not text.
+ * does not decode to text). Numbers, booleans and null are not text. Object keys are text too,
+ * on both sides and at any depth, unless they are names of the chat API or JSON Schema
+ * keywords (KNOWN_KEYS): an unknown field's name, a key inside it, a schema's property names.
  *
  * Request targets: user turns are `prompt`; assistant turns in the history are `prompt` too (a
  * forged assistant turn is an injection route, and whoever sent it wrote it); tool and function
@@ -34,6 +37,10 @@ export interface FieldText {
   message?: number;
   /** A user turn's text: scanned joined with the other user turns. */
   userTurn?: boolean;
+  /** The text is an object key (a property name), not a value. */
+  isName?: boolean;
+  /** A data: URL or file payload that cannot be read as text (why): `text` is empty. */
+  undecodable?: string;
 }
 
 export interface RequestMapOptions {
@@ -87,6 +94,44 @@ const ANSWER_NOT_TEXT = new Set(['id', 'created', 'model', 'system_fingerprint',
 /** Message fields scanned with the message's own target; any other field of a message is `rag`. */
 const MESSAGE_FIELDS = new Set(['role', 'content', 'name', 'refusal', 'audio']);
 
+/**
+ * Object keys that are names of the chat API (request, answer, chunk) or JSON Schema keywords:
+ * not text. Any other key is scanned as text (read like an identifier), in a request and in an
+ * answer, at any depth: a key is as much a carrier as a value (`"x_debug": {"AKIA…": 1}`, a
+ * property name under a schema's `$defs` or `patternProperties` that is an instruction).
+ */
+const KNOWN_KEYS = new Set([
+  // chat request
+  'messages', 'model', 'role', 'content', 'name', 'tool_calls', 'tool_call_id', 'function_call', 'function', 'arguments', 'type', 'text',
+  'image_url', 'url', 'detail', 'input_audio', 'data', 'format', 'file', 'file_data', 'file_id', 'filename', 'refusal', 'audio', 'id', 'index',
+  'tools', 'functions', 'description', 'parameters', 'strict', 'custom', 'grammar', 'definition', 'syntax', 'response_format', 'json_schema',
+  'schema', 'temperature', 'top_p', 'n', 'stream', 'stream_options', 'include_usage', 'include_obfuscation', 'stop', 'max_tokens',
+  'max_completion_tokens', 'presence_penalty', 'frequency_penalty', 'logit_bias', 'logprobs', 'top_logprobs', 'user', 'seed', 'service_tier',
+  'tool_choice', 'parallel_tool_calls', 'reasoning_effort', 'verbosity', 'modalities', 'prediction', 'web_search_options', 'search_context_size',
+  'user_location', 'approximate', 'city', 'country', 'region', 'timezone', 'metadata', 'store', 'prompt_cache_key', 'safety_identifier',
+  'prompt_cache_retention', 'allowed_tools', 'mode', 'voice', 'cache_control',
+  // answer and chunk
+  'choices', 'message', 'delta', 'finish_reason', 'object', 'created', 'system_fingerprint', 'usage', 'prompt_tokens', 'completion_tokens',
+  'total_tokens', 'prompt_tokens_details', 'completion_tokens_details', 'cached_tokens', 'audio_tokens', 'reasoning_tokens',
+  'accepted_prediction_tokens', 'rejected_prediction_tokens', 'annotations', 'url_citation', 'start_index', 'end_index', 'title', 'token',
+  'bytes', 'logprob', 'expires_at', 'transcript', 'obfuscation', 'reasoning_content', 'reasoning',
+  // JSON Schema keywords
+  '$schema', '$id', '$ref', '$defs', '$comment', '$anchor', '$dynamicRef', '$dynamicAnchor', 'definitions', 'properties', 'patternProperties',
+  'additionalProperties', 'unevaluatedProperties', 'required', 'items', 'prefixItems', 'additionalItems', 'enum', 'const', 'anyOf', 'oneOf',
+  'allOf', 'not', 'if', 'then', 'else', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength',
+  'pattern', 'minItems', 'maxItems', 'uniqueItems', 'contains', 'minContains', 'maxContains', 'minProperties', 'maxProperties',
+  'propertyNames', 'dependentSchemas', 'dependentRequired', 'default', 'examples', 'nullable', 'readOnly', 'writeOnly', 'deprecated',
+  'contentEncoding', 'contentMediaType',
+]);
+
+/** JSON Schema keywords whose object's keys are names the schema defines. */
+const SCHEMA_NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependentRequired']);
+
+/** A key that is not a name of the API or of JSON Schema: scanned as text (read like an identifier). */
+function keyName(k: string, path: FieldPath, target: Target, out: FieldText[], message: number | undefined): void {
+  if (k && !KNOWN_KEYS.has(k)) out.push({ path: [...path, k], target, text: identifierText(k), message, isName: true });
+}
+
 /** Identifier-like fields: `_` and `-` read as spaces. */
 const IDENTIFIERS = new Set(['name']);
 
@@ -102,62 +147,71 @@ export function parseDataUrl(url: string): { mediaType: string; base64: boolean;
   return { mediaType: (meta[0] || 'text/plain').toLowerCase(), base64, data: url.slice(comma + 1) };
 }
 
-/** Text when the bytes are UTF-8 with few control characters, else null (binary media). */
-function textOfBytes(bytes: Buffer): string | null {
-  if (bytes.length === 0 || !isUtf8(bytes)) return null;
-  let control = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const c = bytes[i]!;
-    if ((c < 32 && c !== 9 && c !== 10 && c !== 13) || c === 0x7f) control++;
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+/** Percent-decoded bytes of a non-base64 data: URL (characters not escaped are UTF-8). */
+function percentBytes(data: string): Buffer {
+  const out: number[] = [];
+  for (let i = 0; i < data.length; i++) {
+    const c = data[i]!;
+    if (c === '%' && /^[0-9a-fA-F]{2}$/.test(data.slice(i + 1, i + 3))) {
+      out.push(parseInt(data.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else for (const b of Buffer.from(c, 'utf8')) out.push(b);
   }
-  return control > bytes.length * 0.1 ? null : bytes.toString('utf8');
+  return Buffer.from(out);
 }
 
 /**
- * The text a `data:` URL (or a bare base64 file payload) carries: the decoded payload when it
- * is text, whatever its declared media type says; null for binary media (an image, audio). A
- * payload that cannot be decoded is returned as it is, so it is still scanned.
+ * What a `data:` URL (or a bare base64 file payload) carries: its text, read by declared or
+ * sniffed charset and compression (src/scan-service/payload-text.ts), `media` for an image or
+ * audio, or `undecodable`. A string that is not a data URL, or whose base64 is malformed, is
+ * its own text (scanned as it is).
  */
-export function dataText(value: string, bareBase64 = false): string | null {
+export function dataPayload(value: string, bareBase64 = false): Payload {
   const d = bareBase64 ? { mediaType: '', base64: true, data: value } : parseDataUrl(value);
-  if (!d) return value;
-  if (!d.base64) {
-    try {
-      return decodeURIComponent(d.data);
-    } catch {
-      return d.data;
-    }
-  }
+  if (!d) return { kind: 'text', text: value, encoding: 'none' };
+  const charset = bareBase64 ? null : charsetOf(value.slice(5, value.indexOf(',')).split(';').slice(1));
+  if (!d.base64) return payloadText(percentBytes(d.data), d.mediaType, charset);
   const clean = d.data.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(clean)) return value;
-  // A large image fails on its first bytes: look at a head before decoding all of it.
-  if (clean.length > 8192) {
-    const head = Buffer.from(clean.slice(0, 8192), 'base64');
-    // Without the last character, which the cut may have split.
-    let k = head.length - 1;
-    while (k > 0 && head.length - k < 4 && (head[k]! & 0xc0) === 0x80) k--;
-    if (textOfBytes(head.subarray(0, head[k]! >= 0xc0 ? k : head.length)) === null) return null;
-  }
-  return textOfBytes(Buffer.from(clean, 'base64'));
+  if (!BASE64.test(clean)) return { kind: 'text', text: value, encoding: 'none' };
+  // A large image is known by its first bytes: look at a head before decoding all of it.
+  if (clean.length > 8192 && payloadText(Buffer.from(clean.slice(0, 64), 'base64').subarray(0, 16), d.mediaType).kind === 'media') return { kind: 'media' };
+  return payloadText(Buffer.from(clean, 'base64'), d.mediaType, charset);
+}
+
+/** The text of a `data:` URL or bare base64 payload, or null when it is media or cannot be read as text. */
+export function dataText(value: string, bareBase64 = false): string | null {
+  const p = dataPayload(value, bareBase64);
+  return p.kind === 'text' ? p.text : null;
+}
+
+/** A payload's field: its text scanned, media not text, an undecodable one named (never skipped). */
+function payloadField(p: Payload, path: FieldPath, target: Target, out: FieldText[], message: number | undefined): void {
+  if (p.kind === 'text') {
+    if (p.text) out.push({ path, target, text: p.text, message });
+  } else if (p.kind === 'undecodable') out.push({ path, target, text: '', message, undecodable: p.reason });
 }
 
 function identifierText(s: string): string {
   return s.replace(/[_-]/g, ' ');
 }
 
-/** Walks any JSON value: every string as a field text (with `keys`, also the property names of a JSON Schema). */
-function walk(v: unknown, path: FieldPath, target: Target, out: FieldText[], message: number | undefined, keys = false): void {
+/** Walks any JSON value: every string as a field text, and every key that is not a known name (a
+ * JSON Schema's property names, `$defs` and `patternProperties` keys, an unknown field's keys). */
+function walk(v: unknown, path: FieldPath, target: Target, out: FieldText[], message: number | undefined): void {
   if (typeof v === 'string') {
     if (v) out.push({ path, target, text: v, message });
   } else if (Array.isArray(v)) {
-    v.forEach((x, i) => walk(x, [...path, i], target, out, message, keys));
+    v.forEach((x, i) => walk(x, [...path, i], target, out, message));
   } else if (isObject(v)) {
-    // In a JSON Schema the model reads property names too.
-    const names = keys && path[path.length - 1] === 'properties';
+    // A JSON Schema's property names are read by the model whatever they are (`city` too).
+    const names = SCHEMA_NAME_MAPS.has(path[path.length - 1] as string);
     for (const [k, x] of Object.entries(v)) {
-      if (names && k) out.push({ path: [...path, k], target, text: identifierText(k), message });
+      if (names && k) out.push({ path: [...path, k], target, text: identifierText(k), message, isName: true });
+      else keyName(k, path, target, out, message);
       if (typeof x === 'string' && ENUMS[k]?.includes(x)) continue;
-      walk(x, [...path, k], target, out, message, keys);
+      walk(x, [...path, k], target, out, message);
     }
   }
 }
@@ -176,21 +230,23 @@ function field(k: string, v: unknown, path: FieldPath, target: Target, out: Fiel
 function contentPart(part: unknown, path: FieldPath, target: Target, out: FieldText[], message: number, userTurn: boolean): void {
   if (!isObject(part)) return walk(part, path, target, out, message);
   for (const [k, v] of Object.entries(part)) {
+    keyName(k, path, 'rag', out, message);
     const p = [...path, k];
     if ((k === 'text' || k === 'refusal') && typeof v === 'string') {
       if (v) out.push({ path: p, target, text: v, message, ...(userTurn ? { userTurn } : {}) });
     } else if (k === 'image_url' && isObject(v)) {
       for (const [ik, iv] of Object.entries(v)) {
-        if (ik === 'url' && typeof iv === 'string') {
-          const t = dataText(iv);
-          if (t) out.push({ path: [...p, ik], target, text: t, message });
-        } else field(ik, iv, [...p, ik], target, out, message);
+        keyName(ik, p, 'rag', out, message);
+        if (ik === 'url' && typeof iv === 'string') payloadField(dataPayload(iv), [...p, ik], target, out, message);
+        else field(ik, iv, [...p, ik], target, out, message);
       }
     } else if ((k === 'input_audio' || k === 'file') && isObject(v)) {
       for (const [fk, fv] of Object.entries(v)) {
+        keyName(fk, p, 'rag', out, message);
         if ((fk === 'data' || fk === 'file_data') && typeof fv === 'string') {
-          const t = parseDataUrl(fv) ? dataText(fv) : dataText(fv, true);
-          if (t) out.push({ path: [...p, fk], target, text: t, message });
+          const payload = parseDataUrl(fv) ? dataPayload(fv) : dataPayload(fv, true);
+          // Raw audio (pcm16) has no magic bytes: audio that is not text is audio.
+          payloadField(k === 'input_audio' && payload.kind === 'undecodable' ? { kind: 'media' } : payload, [...p, fk], target, out, message);
         } else field(fk, fv, [...p, fk], target, out, message);
       }
     } else field(k, v, p, k === 'type' && typeof v === 'string' && ENUMS.type!.includes(v) ? target : 'rag', out, message);
@@ -200,8 +256,12 @@ function contentPart(part: unknown, path: FieldPath, target: Target, out: FieldT
 function toolCall(tc: unknown, path: FieldPath, target: Target, out: FieldText[], message?: number): void {
   if (!isObject(tc)) return walk(tc, path, target, out, message);
   for (const [k, v] of Object.entries(tc)) {
+    keyName(k, path, target, out, message);
     if ((k === 'function' || k === 'custom') && isObject(v)) {
-      for (const [fk, fv] of Object.entries(v)) field(fk, fv, [...path, k, fk], target, out, message);
+      for (const [fk, fv] of Object.entries(v)) {
+        keyName(fk, [...path, k], target, out, message);
+        field(fk, fv, [...path, k, fk], target, out, message);
+      }
     } else field(k, v, [...path, k], target, out, message);
   }
 }
@@ -213,6 +273,7 @@ function message(m: unknown, i: number, out: FieldText[], opts: RequestMapOption
   if ((role === 'system' || role === 'developer') && !opts.scanSystemTurns) return;
   const target: Target = role === 'tool' || role === 'function' ? 'rag' : role === 'user' || role === 'assistant' || role === 'system' || role === 'developer' ? 'prompt' : 'rag';
   for (const [k, v] of Object.entries(m)) {
+    keyName(k, path, 'rag', out, i);
     const p = [...path, k];
     if (k === 'content') {
       if (typeof v === 'string') {
@@ -222,7 +283,10 @@ function message(m: unknown, i: number, out: FieldText[], opts: RequestMapOption
     } else if (k === 'tool_calls' && Array.isArray(v)) {
       v.forEach((tc, j) => toolCall(tc, [...p, j], 'rag', out, i));
     } else if (k === 'function_call' && isObject(v)) {
-      for (const [fk, fv] of Object.entries(v)) field(fk, fv, [...p, fk], 'rag', out, i);
+      for (const [fk, fv] of Object.entries(v)) {
+        keyName(fk, p, 'rag', out, i);
+        field(fk, fv, [...p, fk], 'rag', out, i);
+      }
     } else field(k, v, p, MESSAGE_FIELDS.has(k) ? target : 'rag', out, i);
   }
 }
@@ -232,13 +296,15 @@ function toolDefinition(t: unknown, path: FieldPath, out: FieldText[]): void {
   const fn = (def: unknown, p: FieldPath) => {
     if (!isObject(def)) return walk(def, p, 'rag', out, undefined);
     for (const [k, v] of Object.entries(def)) {
+      keyName(k, p, 'rag', out, undefined);
       // A parameter schema is read by the model, property names included.
-      if (k === 'parameters' || k === 'format') walk(v, [...p, k], 'rag', out, undefined, true);
+      if (k === 'parameters' || k === 'format') walk(v, [...p, k], 'rag', out, undefined);
       else field(k, v, [...p, k], 'rag', out);
     }
   };
   if ('function' in t || 'custom' in t) {
     for (const [k, v] of Object.entries(t)) {
+      keyName(k, path, 'rag', out, undefined);
       if (k === 'function' || k === 'custom') fn(v, [...path, k]);
       else field(k, v, [...path, k], 'rag', out);
     }
@@ -250,12 +316,14 @@ export function requestFields(req: unknown, opts: RequestMapOptions = {}): Field
   const out: FieldText[] = [];
   if (!isObject(req)) return out;
   for (const [k, v] of Object.entries(req)) {
+    keyName(k, [], 'rag', out, undefined);
     if (REQUEST_NOT_TEXT.has(k)) continue;
     if (k === 'messages' && Array.isArray(v)) v.forEach((m, i) => message(m, i, out, opts));
     else if ((k === 'tools' || k === 'functions') && Array.isArray(v)) v.forEach((t, i) => toolDefinition(t, [k, i], out));
     else if (k === 'response_format' && isObject(v)) {
       for (const [rk, rv] of Object.entries(v)) {
-        if (rk === 'json_schema') walk(rv, [k, rk], 'rag', out, undefined, true);
+        keyName(rk, [k], 'rag', out, undefined);
+        if (rk === 'json_schema') walk(rv, [k, rk], 'rag', out, undefined);
         else field(rk, rv, [k, rk], 'rag', out);
       }
     } else if ((k === 'tool_choice' || k === 'function_call') && isObject(v)) toolCall(v, [k], 'rag', out);
@@ -274,6 +342,7 @@ function answerObject(v: unknown, path: FieldPath, out: FieldText[]): void {
   const parent = path[path.length - 2];
   const last = path[path.length - 1];
   for (const [k, x] of Object.entries(v)) {
+    keyName(k, path, 'output', out, undefined);
     // Ids of tool calls and audio answers are the provider's, not the model's.
     if (k === 'id' && (parent === 'tool_calls' || last === 'audio')) continue;
     const p = [...path, k];
@@ -291,6 +360,7 @@ function answerObject(v: unknown, path: FieldPath, out: FieldText[]): void {
 function logprobs(v: unknown, path: FieldPath, out: FieldText[]): void {
   if (!isObject(v)) return walk(v, path, 'output', out, undefined);
   for (const [k, list] of Object.entries(v)) {
+    keyName(k, path, 'output', out, undefined);
     if (!Array.isArray(list)) {
       walk(list, [...path, k], 'output', out, undefined);
       continue;
@@ -301,6 +371,7 @@ function logprobs(v: unknown, path: FieldPath, out: FieldText[]): void {
       if (!isObject(item)) continue;
       if (typeof item.token === 'string') joined += item.token;
       for (const [ik, iv] of Object.entries(item)) {
+        keyName(ik, [...path, k], 'output', out, undefined);
         if (ik === 'token' || ik === 'bytes' || ik === 'logprob') continue;
         if (ik === 'top_logprobs' && Array.isArray(iv)) {
           for (const alt of iv) if (isObject(alt) && typeof alt.token === 'string') alternatives.push(alt.token);
@@ -375,7 +446,13 @@ export function chunkFields(chunk: unknown): (FieldText & { key: string })[] {
 /** All the texts of a stream of chunks, each field's pieces concatenated, fields apart. */
 export function streamText(chunks: unknown[]): string {
   const byKey = new Map<string, string>();
-  for (const c of chunks) for (const f of chunkFields(c)) byKey.set(f.key, (byKey.get(f.key) ?? '') + f.text);
+  for (const c of chunks) {
+    for (const f of chunkFields(c)) {
+      // A key name repeats on every chunk that carries it: one copy of each name, not a concatenation.
+      if (f.isName) byKey.set(`${f.key}#${f.text}`, f.text);
+      else byKey.set(f.key, (byKey.get(f.key) ?? '') + f.text);
+    }
+  }
   return [...byKey.values()].filter(Boolean).join('\n\n');
 }
 
@@ -401,7 +478,7 @@ export function scanGroups(fields: FieldText[]): ScanGroup[] {
   const order: Target[] = ['prompt', 'rag', 'output'];
   const groups: ScanGroup[] = [];
   for (const target of order) {
-    const mine = fields.filter((f) => f.target === target);
+    const mine = fields.filter((f) => f.target === target && f.undecodable === undefined);
     if (mine.length === 0) continue;
     const turns = mine.filter((f) => f.userTurn);
     const rest = mine.filter((f) => !f.userTurn);
@@ -461,4 +538,20 @@ export function scanParts(fields: FieldText[]): { text: string; target: Target; 
       return at ? { ...(at.message !== undefined ? { message: at.message } : {}), field: pathString(at.path), span: at.span } : null;
     },
   }));
+}
+
+/**
+ * One `input.undecodable_content` finding per payload the map could not read as text (it is not
+ * scanned, and says so in the record): `low` where policy forwards it (flag), `high` where it
+ * blocks (/v1/scan reports what the proxy would do).
+ */
+export function undecodableFindings(fields: FieldText[], severity: Severity): ExtraFinding[] {
+  return fields
+    .filter((f) => f.undecodable !== undefined)
+    .map((f) => ({
+      attackType: 'obfuscation',
+      severity,
+      ruleId: 'input.undecodable_content',
+      message: `Not scanned: ${pathString(f.path)} cannot be read as text (${f.undecodable}).`,
+    }));
 }

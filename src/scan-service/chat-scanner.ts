@@ -13,7 +13,7 @@ export function chatScannerOf(service: ScanService): ChatScanner {
       const record = await service.scan(
         ctx.locate ? { messages: [{ text, target, locate: ctx.locate }] } : { text, target },
         { requestId: ctx.requestId, caller: ctx.caller, provider: ctx.provider, model: ctx.model },
-        { record: ctx.partial ? 'if_threats' : true, awaitRecord: 'if_threats', ...(ctx.supplied ? { supplied: ctx.supplied } : {}) },
+        { record: ctx.partial ? 'if_threats' : true, awaitRecord: 'if_threats', ...(ctx.supplied ? { supplied: ctx.supplied } : {}), ...(ctx.findings?.length ? { findings: ctx.findings } : {}) },
       );
       return { scan_id: record.scan_id, verdict: record.verdict, threats: record.threats };
     },

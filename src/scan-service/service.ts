@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { WardenConfig } from '../config/types.js';
-import type { EventSink, ScanThreat } from '../ports.js';
+import type { EventSink, ExtraFinding, ScanThreat } from '../ports.js';
 import { log } from '../log.js';
 import { applyPolicy, type PolicyResult, type ScanPolicy } from '../scanning/policy.js';
 import type { EngineThreat } from '../scanning/engine.js';
@@ -11,6 +11,7 @@ import { afterResponse } from '../util/after.js';
 import { newId } from '../util/ids.js';
 import type { ScanRecordMetrics } from './metrics.js';
 import type { ScanRecord, ScanStore } from './record.js';
+import { MASKED_ATTACK_TYPES, maskText, type MaskSpan } from './mask.js';
 
 /** Who asked, for the record and the event. */
 export interface ScanCaller {
@@ -32,7 +33,7 @@ export interface ScanPart {
 }
 
 /** One text, or an OpenAI-style message list, to scan as one record. */
-export type ScanSubject = { text: string; target: Target } | { messages: ScanPart[] };
+export type ScanSubject = { text: string; target: Target } | { messages: ScanPart[]; findings?: ExtraFinding[] };
 
 export interface ScanOptions {
   /** Store the record: always (default), never, or only when something was found (stream windows). */
@@ -47,6 +48,8 @@ export interface ScanOptions {
    * Redis takes a round trip off each of its two scans and their work off the request's path).
    */
   awaitRecord?: 'always' | 'if_threats';
+  /** Findings made outside the detectors (the field map's undecodable payloads), added to the first part's. */
+  findings?: ExtraFinding[];
   /**
    * The chat proxy's output scans: whether a value is one the caller supplied in its own turns.
    * A blocking pii_exposure threat whose every span is such a value is flagged, not blocked (an
@@ -90,6 +93,8 @@ export class ScanService {
       parts.length === 1
         ? [await this.deps.pool.scan({ text: parts[0]!.text, target: parts[0]!.target })]
         : await Promise.all(parts.map((p) => this.deps.pool.scan({ text: p.text, target: p.target })));
+    const findings = [...(opts.findings ?? []), ...('messages' in subject ? (subject.findings ?? []) : [])];
+    if (findings.length) outcomes[0] = withFindings(outcomes[0]!, findings);
     return this.finish(parts, outcomes, who, performance.now() - started, opts);
   }
 
@@ -119,6 +124,7 @@ export class ScanService {
     return Promise.all(
       subjects.map((s, i) => {
         const mine = outcomes.filter((_, j) => owners[j] === i);
+        if (!('text' in s) && s.findings?.length) mine[0] = withFindings(mine[0]!, s.findings);
         return this.finish('text' in s ? [s] : s.messages, mine, who, elapsed);
       }),
     );
@@ -185,6 +191,8 @@ export class ScanService {
     const text = parts.length === 1 ? parts[0]!.text : parts.map((p) => p.text).join('\n');
     if (opts.supplied && parts.length === 1 && verdict === 'block') verdict = suppliedPii(threats, text, opts.supplied, error);
     const { store_input: storeInput, excerpt_chars: excerptChars } = config.storage;
+    // What is stored never holds a secret or PII value a detector found (src/scan-service/mask.ts).
+    const kept = storeInput === 'none' || threatCount === 0 ? text : maskedText(parts, results, text);
     const record: ScanRecord = {
       scan_id: newId('scn'),
       created_at: new Date().toISOString(),
@@ -197,7 +205,7 @@ export class ScanService {
       source: parts[0]!.target,
       input_sha256: hash('sha256', text, 'hex'),
       input_length: text.length,
-      input: storeInput === 'none' ? null : storeInput === 'full' ? text : text.slice(0, excerptChars),
+      input: storeInput === 'none' ? null : storeInput === 'full' ? kept : kept.slice(0, excerptChars),
       input_truncated: storeInput === 'excerpt' && text.length > excerptChars,
       caller: who.caller,
       request_id: who.requestId,
@@ -266,6 +274,23 @@ export class ScanService {
 
 function recordFailed(err: unknown, record: ScanRecord): void {
   log.error({ err: (err as Error).message, scan_id: record.scan_id }, 'scan record could not be stored');
+}
+
+/** A detection result with findings made outside the detectors added (detector `field-map`, no span). */
+function withFindings(r: DetectionResult, findings: ExtraFinding[]): DetectionResult {
+  return { ...r, threats: [...r.threats, ...findings.map((f) => ({ ...f, confidence: 1, detector: 'field-map', spans: [] }))] };
+}
+
+/** The subject's text (parts joined as in finish()) with the spans of secret and PII findings masked, same length. */
+function maskedText(parts: ScanPart[], results: PolicyResult[], text: string): string {
+  let any = false;
+  const masked = parts.map((p, i) => {
+    const spans: MaskSpan[] = [];
+    for (const t of results[i]!.threats) if (MASKED_ATTACK_TYPES.has(t.attack_type)) for (const s of t.spans) spans.push({ ...s, ruleId: t.rule_id });
+    if (spans.length) any = true;
+    return spans.length ? maskText(p.text, spans) : p.text;
+  });
+  return any ? (masked.length === 1 ? masked[0]! : masked.join('\n')) : text;
 }
 
 const RANK: Record<Verdict, number> = { allow: 0, flag: 1, block: 2 };

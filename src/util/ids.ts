@@ -2,7 +2,7 @@ import { randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
 /** Prefixed, sortable, unguessable identifiers (ULID: 48-bit time + 80 random bits). */
-export type IdPrefix = 'scn' | 'thr' | 'evt' | 'key' | 'rpt' | 'req' | 'ins';
+export type IdPrefix = 'scn' | 'thr' | 'evt' | 'key' | 'rpt' | 'req' | 'ins' | 'job';
 
 /**
  * ulid's default PRNG asks the OS-seeded CSPRNG for ONE byte per character: 16 calls per id,

@@ -17,7 +17,7 @@ function problems(env: Record<string, string>): string[] {
 describe('config: security.input and security.output', () => {
   it('defaults: system turns not scanned, no host allowed to carry data in output links', () => {
     const { config } = loadConfig({ env: {} });
-    expect(config.security.input).to.deep.equal({ scan_system_turns: false });
+    expect(config.security.input).to.deep.equal({ scan_system_turns: false, undecodable_content: 'block' });
     expect(config.security.output).to.deep.equal({ link_allowlist: [] });
     expect(pluginConfigOf(config)['exfil-links']).to.deep.equal({ link_allowlist: [] });
   });
@@ -27,12 +27,15 @@ describe('config: security.input and security.output', () => {
       env: { WARDEN_SECURITY__INPUT__SCAN_SYSTEM_TURNS: 'true', WARDEN_SECURITY__OUTPUT__LINK_ALLOWLIST: '[stats.corp.example, "*.cdn.example"]', WARDEN_SCANNING__PLUGINS: '{exfil-links: {link_allowlist: [x.example]}, pii: {a: 1}}' },
     });
     expect(config.security.input.scan_system_turns).to.equal(true);
+    expect(loadConfig({ env: { WARDEN_SECURITY__INPUT__UNDECODABLE_CONTENT: 'flag' } }).config.security.input.undecodable_content).to.equal('flag');
     expect(config.security.output.link_allowlist).to.deep.equal(['stats.corp.example', '*.cdn.example']);
     expect(pluginConfigOf(config)).to.deep.equal({ pii: { a: 1 }, 'exfil-links': { link_allowlist: ['stats.corp.example', '*.cdn.example', 'x.example'] } });
   });
 
   it('names the key, the value and what was expected for bad values', () => {
     expect(problems({ WARDEN_SECURITY__INPUT__SCAN_SYSTEM_TURNS: 'sometimes' })).to.deep.equal(['security.input.scan_system_turns = "sometimes": expected a value that is boolean']);
+    // Issue 23: what a payload that is not text does.
+    expect(problems({ WARDEN_SECURITY__INPUT__UNDECODABLE_CONTENT: 'skip' })[0]).to.match(/^security\.input\.undecodable_content = "skip": expected .*block.*flag/);
     expect(problems({ WARDEN_SECURITY__OUTPUT__LINK_ALLOWLIST: 'corp.example' })[0]).to.equal('security.output.link_allowlist = "corp.example": expected a value that is array');
     const url = problems({ WARDEN_SECURITY__OUTPUT__LINK_ALLOWLIST: '["https://corp.example/"]' });
     expect(url[0]).to.match(/^security\.output\.link_allowlist\[0\] = "https:\/\/corp\.example\/": expected a value that /);

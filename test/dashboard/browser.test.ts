@@ -205,12 +205,34 @@ describe('dashboard in a real browser', function () {
     await screenshot(page, 'dashboard-reports');
   });
 
+  it('lists scan jobs with their progress and downloads a job\'s results', async () => {
+    const jsonl = ['{"id":"a","input":"hello"}', `{"id":"b","input":${JSON.stringify(ATTACK)}}`, '{"id":"c"'].join('\n');
+    const sub = await fetch(`${w.url}/v1/scan/jobs?source=rag`, { method: 'POST', headers: { 'x-api-key': w.adminKey, 'content-type': 'application/x-ndjson' }, body: jsonl });
+    const job = (await sub.json()) as { id: string };
+    expect(sub.status).to.equal(202);
+    for (let i = 0; i < 50 && (await call(`/v1/scan/jobs/${job.id}`)).body.state !== 'done'; i++) await new Promise((r) => setTimeout(r, 100));
+    await page.goto(`${w.url}/dashboard#/jobs`);
+    await page.waitForSelector(`#jobs-table tr:has-text("${job.id}")`);
+    const row = await page.textContent(`#jobs-table tr:has-text("${job.id}")`);
+    expect(row).to.include('done').and.to.include('100% (3/3)');
+    const download = page.waitForEvent('download');
+    await page.click(`button[data-results="${job.id}"]`);
+    const file = await download;
+    expect(file.suggestedFilename()).to.equal(`${job.id}.results.jsonl`);
+    const { readFileSync } = await import('node:fs');
+    const lines = readFileSync((await file.path())!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; flagged?: boolean; error?: unknown });
+    expect(lines.map((l) => l.id)).to.deep.equal(['a', 'b', '2']);
+    expect(lines[1]!.flagged).to.equal(true);
+    expect(lines[2]!.error).to.not.equal(undefined);
+    await screenshot(page, 'dashboard-jobs');
+  });
+
   it('every main page fits a 390 px screen', async () => {
     const narrow = await newPage({ width: 390, height: 844 });
     try {
       await login(narrow.page, 'admin');
       await narrow.page.waitForSelector('.cards');
-      for (const view of ['overview', 'live', 'scans', `scans/${attackScanId}`, 'providers', 'reports', 'keys', 'settings']) {
+      for (const view of ['overview', 'live', 'scans', `scans/${attackScanId}`, 'providers', 'reports', 'jobs', 'keys', 'settings']) {
         await narrow.page.goto(`${w.url}/dashboard#/${view}`);
         await narrow.page.waitForSelector('#view h1');
         await narrow.page.waitForTimeout(150);

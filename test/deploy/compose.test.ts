@@ -46,6 +46,16 @@ describe('docker-compose.yml', function () {
       expect(config.kafka.brokers.join()).to.include('kafka');
     }
     expect(ids.size, 'distinct instance ids').to.equal(2);
+    // Scan jobs across both instances: the job and event log topics exist, and the config uses them.
+    const init = JSON.stringify((cfg.services as Record<string, { command?: unknown }>)['kafka-init']?.command);
+    for (const topic of ['warden.scan-jobs', 'warden.scan-results', 'warden.scan-job-progress', 'warden.events']) expect(init).to.include(topic);
+    expect(init).to.match(/--topic warden\.events --partitions 1 /);
+    for (const [, s] of wardens) {
+      const mount = s.volumes!.find((v) => v.endsWith(`:${s.environment!.WARDEN_CONFIG}:ro`))!;
+      const { config } = loadConfig({ path: mount.split(':')[0]!, env: { WARDEN_JWT_SECRET: 'x'.repeat(40), WARDEN_BOOTSTRAP_KEY: 'svc_' + 'k'.repeat(40) } });
+      expect(config.jobs.queue).to.equal('kafka');
+      expect(s.volumes!.some((v) => v.includes(`:${config.jobs.files_dir}`))).to.equal(true);
+    }
     expect(readFileSync(join(PROJECT_ROOT, 'deploy', 'nginx.conf'), 'utf8')).to.match(/proxy_set_header\s+Upgrade/);
   });
 

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { WebSocket } from 'ws';
 import { EVENT_TYPES } from '../../src/events/types.js';
+import { DEFAULT_EVENT_TYPES } from '../../src/events/ws-protocol.js';
 import { makeToken, RecordingClient, sleep, startStream, type StreamFixture } from '../support/events.js';
 
 const threat = { threat_id: 'thr_x', severity: 'high', attack_type: 'prompt_injection', confidence: 0.9, action_taken: 'blocked' };
@@ -106,7 +107,22 @@ describe('events: /ws/events', function () {
       const c = track(await RecordingClient.bearer(f.url));
       emitAllTypes(f);
       await c.waitFor((m) => m.length === 4);
-      expect(c.events().map((e) => e.type)).to.deep.equal([...EVENT_TYPES]);
+      expect(c.events().map((e) => e.type)).to.deep.equal([...DEFAULT_EVENT_TYPES]);
+    });
+
+    it('sends scan_job_progress only to a client that subscribed to it by name', async () => {
+      const plain = track(await RecordingClient.bearer(f.url));
+      const opted = track(await RecordingClient.bearer(f.url));
+      opted.send({ action: 'subscribe', event_types: ['scan_job_progress', 'system_status'] });
+      await opted.waitForReplies(1);
+      expect(EVENT_TYPES).to.include('scan_job_progress');
+      expect(DEFAULT_EVENT_TYPES).to.not.include('scan_job_progress');
+      f.bus.emit('scan_job_progress', { job_id: 'job_01m8hwp9gkbpcfpmtvzcjbmash', state: 'running', total: 10, scanned: 5, flagged: 0, blocked: 0, errors: 0 });
+      emitAllTypes(f);
+      await opted.waitFor((m) => m.filter((x) => 'type' in x).length === 2);
+      await plain.waitFor((m) => m.length === 4);
+      expect(opted.events().map((e) => e.type)).to.deep.equal(['scan_job_progress', 'system_status']);
+      expect(plain.events().map((e) => e.type)).to.deep.equal([...DEFAULT_EVENT_TYPES]);
     });
 
     it('subscribe filters, a second subscribe replaces the filter, unsubscribe returns to all', async () => {
@@ -122,13 +138,13 @@ describe('events: /ws/events', function () {
       emitAllTypes(f);
       c.send({ action: 'unsubscribe' });
       await c.waitForReplies(3);
-      expect(c.replies()[2]).to.deep.equal({ action: 'unsubscribed', event_types: [...EVENT_TYPES] });
+      expect(c.replies()[2]).to.deep.equal({ action: 'unsubscribed', event_types: [...DEFAULT_EVENT_TYPES] });
       emitAllTypes(f);
       await c.waitFor((m) => m.filter((x) => 'type' in x).length === 1 + 2 + 4);
       expect(c.events().map((e) => e.type)).to.deep.equal([
         'threat_detected',
         'cost_threshold_alert', 'system_status',
-        ...EVENT_TYPES,
+        ...DEFAULT_EVENT_TYPES,
       ]);
     });
 

@@ -116,7 +116,12 @@ describe('chat field map (src/scan-service/chat-fields.ts)', () => {
       'messages[0].extra': 'rag: four',
       'messages[1].role': 'rag: wizard',
       'messages[1].content': 'rag: five',
+      // Issue 23: the names of unknown fields are text too (read like identifiers).
+      nested_option: 'rag: nested option',
+      'nested_option.deep': 'rag: deep',
     });
+    const names = fields.filter((f) => f.isName).map((f) => f.text);
+    expect(names).to.have.members(['brand new option', 'nested option', 'deep', 'deeper', 'payload', 'extra']);
   });
 
   it('reads the text carried in data: URLs and base64 file payloads; binary media is not text', () => {

@@ -17,6 +17,7 @@ import { SEVERITIES, TARGETS, type Target } from '../../scanning/types.js';
 import { jsonlRows, openJsonl, scanItems, type ItemOrigin, type ScanItem } from '../scan/inputs.js';
 import { remoteScanner, type RemoteVerdict } from '../scan/remote.js';
 import { stdio, type CliIO } from './rules.js';
+import { addJobOptions, runScanJob, type ScanJobOptions } from './scan-job.js';
 
 /** The exit codes of `warden scan` (documented in docs/scanning.md). */
 export const SCAN_EXIT = { clean: 0, failOn: 1, usage: 2, error: 3 } as const;
@@ -290,7 +291,7 @@ export function addScanMode(program: Command, mode: ScanMode): void {
 }
 
 export function register(program: Command): void {
-  addScannerOptions(
+  addJobOptions(addScannerOptions(
     program
       .command('scan')
       .description('Scan texts, files, directories or JSONL rows (offline, or through a running Warden with --server) and print JSONL verdicts; the exit code gates CI (0 clean, 1 blocked/flagged per --fail-on, 2 usage, 3 not scanned)')
@@ -299,9 +300,11 @@ export function register(program: Command): void {
       .option('--jsonl', 'read stdin (and files of any name) as JSONL rows')
       .option('--fail-on <verdict>', `exit 1 when an input is: ${FAIL_ON.join(' | ')} (flag: flagged or blocked)`, 'block')
       .option('--server <url>', 'send the inputs to a running Warden (POST /v1/scan/batch) instead of starting the detectors here')
-      .option('--api-key <key>', 'API key for --server (default: $WARDEN_API_KEY)')
+      .option('--api-key <key>', 'API key for --server and --job (default: $WARDEN_API_KEY)')
       .option('--batch-size <n>', 'inputs per request with --server (default 100; at most the server\'s limits.batch_max_items)'),
-  ).action(async (inputs: string[], o: ScanRunOptions & Record<string, unknown>) => {
+  )).action(async (inputs: string[], o: ScanRunOptions & ScanJobOptions & Record<string, unknown>) => {
+    // --job runs on a server instead (scan-job.ts); --source (shared with the offline scan) defaults to prompt there.
+    if (o.job) return void (process.exitCode = await runScanJob({ ...o, source: o.source ?? 'prompt' }));
     const mode = modes.find((m) => o[m.key] !== undefined);
     process.exitCode = mode ? await mode.run(o[mode.key], inputs, o, stdio) : await runScan(inputs, o);
   });

@@ -4,6 +4,10 @@ export const eventsSchema = {
   default: {},
   properties: {
     transport: { enum: ['memory', 'kafka'], default: 'memory' },
+    replay_retention: {
+      type: 'integer', minimum: 0, maximum: 1000000, default: 10000,
+      description: 'Events each instance keeps for WebSocket clients that resume with `since` (0: no replay).',
+    },
   },
 } as const;
 

@@ -1,5 +1,6 @@
 import { authSchema } from './auth.js';
 import { eventsSchema, kafkaSchema, wsSchema } from './events.js';
+import { jobsSchema } from './jobs.js';
 import { limitsSchema } from './limits.js';
 import { healthChecksSchema, pricingSchema, providersSchema, spendSchema } from './providers.js';
 import { scanningSchema } from './scanning.js';
@@ -23,6 +24,7 @@ export const configSchema = {
     events: eventsSchema,
     kafka: kafkaSchema,
     ws: wsSchema,
+    jobs: jobsSchema,
     providers: providersSchema,
     pricing: pricingSchema,
     spend: spendSchema,

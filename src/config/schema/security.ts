@@ -22,6 +22,11 @@ export const securitySchema = {
       default: {},
       properties: {
         scan_system_turns: { type: 'boolean', default: false, description: 'Scan system and developer turns as prompts too (they are the application\'s own by default: see docs/proxy.md).' },
+        undecodable_content: {
+          enum: ['block', 'flag'],
+          default: 'block',
+          description: 'A data: URL or file part payload that cannot be read as text (not UTF-8, Latin-1 or UTF-16, compressed or not, nor an image or audio): block answers 400 undecodable_content; flag forwards it with an undecodable_content finding (low) in the scan record. See docs/proxy.md.',
+        },
       },
     },
     output: {

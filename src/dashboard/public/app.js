@@ -4,6 +4,7 @@
 import { api, apiKey, ApiFailure, whenUnauthorized } from './api.js';
 import { horizontalBars, stackedColumns } from './charts.js';
 import { h, clear, table, field, select, fmtTime, fmtMoney, highlight } from './dom.js';
+import { jobs } from './jobs.js';
 
 const state = { me: null, feed: null, events: [], feedStatus: 'disconnected' };
 const $ = (id) => document.getElementById(id);
@@ -118,7 +119,7 @@ async function enter(me) {
 
 // ---------- routing ----------
 
-const VIEWS = { overview, live, scans, scan: scanDetail, providers, reports, keys, settings };
+const VIEWS = { overview, live, scans, scan: scanDetail, providers, reports, keys, settings, jobs };
 const ADMIN_ONLY = new Set(['keys', 'settings']);
 
 let focusOnRoute = false;
@@ -166,7 +167,11 @@ function startFeed() {
   const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws/events`);
   state.feed = ws;
   state.feedStatus = 'connecting';
-  ws.onopen = () => setFeedStatus('connected');
+  ws.onopen = () => {
+    setFeedStatus('connected');
+    // The resumable stream: after a reconnect, what was missed since the last seq comes first (docs/events.md).
+    ws.send(JSON.stringify({ action: 'subscribe', since: state.lastSeq ?? 'latest' }));
+  };
   ws.onmessage = (m) => {
     let msg;
     try {
@@ -175,6 +180,7 @@ function startFeed() {
       return;
     }
     if (!msg.type) return; // replies (pong, subscribed) carry `action`, not `type`
+    if (typeof msg.data?.seq === 'number') state.lastSeq = msg.data.seq;
     state.events.unshift(msg);
     state.events.length = Math.min(state.events.length, 200);
     renderFeedItem(msg);

@@ -4,6 +4,7 @@ import getRawBody from 'raw-body';
 import { badRequest, tooLarge, unsupportedMediaType } from '../errors.js';
 import type { Middleware } from '../state.js';
 
+const STREAMED_TYPES = new Set(['application/x-ndjson', 'application/jsonl', 'application/x-jsonlines']);
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json$/i;
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -26,6 +27,8 @@ const DECODERS: Record<string, () => Transform> = {
 export function jsonBody(limits: () => { maxBytes: number; maxDepth: number }): Middleware {
   return async (ctx, next) => {
     if (!['POST', 'PUT', 'PATCH'].includes(ctx.method) || ctx.path.startsWith('/dashboard')) return next();
+    // A scan job's JSONL upload is streamed by its route (routes/jobs.ts), with its own limits.
+    if (ctx.path === '/v1/scan/jobs' && STREAMED_TYPES.has(ctx.request.type)) return next();
     const { maxBytes, maxDepth } = limits();
     const length = ctx.request.length;
     const hasBody = ctx.request.type !== '' || (length !== undefined && length > 0) || ctx.get('transfer-encoding') !== '';

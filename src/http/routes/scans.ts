@@ -1,5 +1,6 @@
 import { callerId } from '../../auth/principal.js';
 import { decodeCursor, type ScanRecord, type ScanFilter, type ScanStore } from '../../scan-service/record.js';
+import { resultOf } from '../../scan-service/result.js';
 import { sanitize } from '../../scan-service/sanitize.js';
 import type { ScanService, ScanSubject } from '../../scan-service/service.js';
 import { SEVERITIES, TARGETS, type Target } from '../../scanning/types.js';
@@ -11,20 +12,8 @@ import { batchItemSchema, MAX_TEXT, recordSchema, resultSchema, scanRequestSchem
 import { subjectOf, type RawMessage } from './scan-subject.js';
 import { errorResponse, notFoundError, protectedErrors } from './schemas.js';
 
-/** The API view of a record: the result fields decisions.md names. */
-export function resultOf(r: ScanRecord): Record<string, unknown> {
-  return {
-    scan_id: r.scan_id,
-    verdict: r.verdict,
-    flagged: r.flagged,
-    risk_score: r.risk_score,
-    threats: r.threats,
-    latency_ms: r.latency_ms,
-    created_at: r.created_at,
-    source: r.source,
-    ...(r.error ? { error: { code: r.error.code, message: r.error.message, fail_mode: r.error.fail_mode } } : {}),
-  };
-}
+// The API view of a record is shared with the scan jobs' results (src/scan-service/result.ts).
+export { resultOf };
 
 function who(ctx: WardenContext, metadata?: Record<string, unknown>) {
   return { requestId: ctx.state.requestId, caller: callerId(ctx.state.principal!), ...(metadata ? { metadata } : {}) };
@@ -60,7 +49,7 @@ export function registerScanRoutes(api: Api, services: Services, scans: { servic
     },
     async (ctx) => {
       const body = ctx.state.body as { input?: string; messages?: RawMessage[]; source?: Target; metadata?: Record<string, unknown> };
-      ctx.body = resultOf(await scans.service.scan(subjectOf(body, systemTurns()), who(ctx, body.metadata)));
+      ctx.body = resultOf(await scans.service.scan(subjectOf(body, systemTurns(), '', services.config().security.input?.undecodable_content), who(ctx, body.metadata)));
     },
   );
 

@@ -1,0 +1,189 @@
+import { Kafka, Partitioners, type Consumer, type Producer, type SASLOptions } from 'kafkajs';
+import type { ConnectionOptions } from 'node:tls';
+import { WardenError } from '../errors.js';
+import { kafkaLogCreator, kafkaLogLevel } from '../events/kafka-log.js';
+import type { Logger } from '../log.js';
+import type { Chunk, ChunkHandler, ChunkQueue } from './types.js';
+
+export interface KafkaChunkQueueOptions {
+  brokers: string[];
+  clientId: string;
+  instanceId: string;
+  /** `<prefix>scan-jobs` and `<prefix>scan-results`. */
+  topicPrefix: string;
+  /** The one consumer group every instance joins. */
+  groupId: string;
+  /** Chunks scanned at once on this instance (partitions consumed concurrently). */
+  concurrency: number;
+  /** How long the group waits for a silent member (a SIGKILLed instance) before its chunks go to others. */
+  sessionTimeoutMs: number;
+  ssl?: boolean | ConnectionOptions;
+  sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string };
+  log: Logger;
+}
+
+/**
+ * Chunks on Kafka: `<prefix>scan-jobs` carries them (keyed job/chunk, so they spread over the
+ * partitions), every instance consumes it in ONE consumer group, so the partitions (and the
+ * chunks) are shared out among the instances and a new instance takes its share by starting.
+ * Offsets are committed by hand, one chunk at a time, only after its results are written: an
+ * instance killed mid-chunk leaves the chunk uncommitted and the group hands it to another
+ * member once the session times out. Results also go to `<prefix>scan-results`.
+ */
+export class KafkaChunkQueue implements ChunkQueue {
+  readonly name = 'kafka' as const;
+  private readonly kafka: Kafka;
+  private readonly producer: Producer;
+  private consumer: Consumer | null = null;
+  private producerConnected: Promise<void> | null = null;
+  private handler: ChunkHandler | null = null;
+  private stopping = false;
+  private connected = false;
+  private inFlight = 0;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private failures = 0;
+  readonly jobsTopic: string;
+  readonly resultsTopic: string;
+
+  constructor(private readonly opts: KafkaChunkQueueOptions) {
+    this.jobsTopic = `${opts.topicPrefix}scan-jobs`;
+    this.resultsTopic = `${opts.topicPrefix}scan-results`;
+    const log = opts.log.child({ component: 'jobs.kafka' });
+    this.kafka = new Kafka({
+      clientId: `${opts.clientId}-jobs`,
+      brokers: opts.brokers,
+      ssl: opts.ssl,
+      sasl: opts.sasl as SASLOptions | undefined,
+      connectionTimeout: 2_000,
+      requestTimeout: 10_000,
+      retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 1_000 },
+      logLevel: kafkaLogLevel(log),
+      logCreator: kafkaLogCreator(log),
+    });
+    this.producer = this.kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner, retry: { retries: 1, initialRetryTime: 100 } });
+    this.producer.on(this.producer.events.DISCONNECT, () => { this.producerConnected = null; });
+  }
+
+  async start(handler: ChunkHandler): Promise<void> {
+    this.handler = handler;
+    await this.startConsumer();
+  }
+
+  async publish(chunks: Chunk[]): Promise<void> {
+    if (chunks.length === 0) return;
+    try {
+      await this.connectProducer();
+      await this.producer.send({
+        topic: this.jobsTopic,
+        acks: -1,
+        messages: chunks.map((c) => ({ key: `${c.job}/${c.chunk}`, value: JSON.stringify(c), headers: { job_id: c.job } })),
+      });
+    } catch (err) {
+      this.producerConnected = null;
+      throw new WardenError(503, 'api_error', `Kafka is unreachable, so the job could not be queued (${(err as Error).message}); nothing was accepted, try again later.`, { code: 'job_queue_unavailable' });
+    }
+  }
+
+  async publishResults(job: string, chunk: number, lines: string[]): Promise<void> {
+    await this.connectProducer();
+    await this.producer.send({
+      topic: this.resultsTopic,
+      acks: -1,
+      messages: [{ key: job, value: `{"job":${JSON.stringify(job)},"chunk":${chunk},"instance_id":${JSON.stringify(this.opts.instanceId)},"results":[${lines.join(',')}]}` }],
+    });
+  }
+
+  status(): { queue: 'kafka'; connected: boolean; in_flight: number } {
+    return { queue: 'kafka', connected: this.connected, in_flight: this.inFlight };
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    // Disconnecting waits for the chunks being scanned; what is not committed is redelivered.
+    await Promise.allSettled([this.consumer?.disconnect(), this.producer.disconnect()]);
+  }
+
+  private connectProducer(): Promise<void> {
+    this.producerConnected ??= this.producer.connect().catch((err: unknown) => {
+      this.producerConnected = null;
+      throw err;
+    });
+    return this.producerConnected;
+  }
+
+  private async startConsumer(): Promise<void> {
+    if (this.stopping || !this.handler) return;
+    const consumer = this.kafka.consumer({
+      groupId: this.opts.groupId,
+      allowAutoTopicCreation: false,
+      sessionTimeout: this.opts.sessionTimeoutMs,
+      rebalanceTimeout: Math.max(this.opts.sessionTimeoutMs, 10_000),
+      heartbeatInterval: Math.max(100, Math.floor(this.opts.sessionTimeoutMs / 5)),
+      maxWaitTimeInMs: 100,
+      // One chunk per fetch and partition: a chunk waits in Kafka, not in our memory.
+      maxBytesPerPartition: 4 * 1024 * 1024,
+      retry: { retries: 5, initialRetryTime: 200, maxRetryTime: 2_000, restartOnFailure: async () => !this.stopping },
+    });
+    this.consumer = consumer;
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      this.connected = true;
+      this.failures = 0;
+    });
+    consumer.on(consumer.events.CRASH, (e) => {
+      this.connected = false;
+      this.opts.log.warn({ err: e.payload.error?.message, restart: e.payload.restart }, 'scan job consumer crashed');
+      if (!e.payload.restart) this.scheduleRestart();
+    });
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics: [this.jobsTopic], fromBeginning: true });
+      await consumer.run({
+        autoCommit: false,
+        partitionsConsumedConcurrently: this.opts.concurrency,
+        eachMessage: async ({ topic, partition, message, heartbeat }) => {
+          const chunk = parseChunk(message.value);
+          if (chunk) {
+            this.inFlight++;
+            try {
+              await this.handler!(chunk);
+            } finally {
+              this.inFlight--;
+            }
+            await heartbeat().catch(() => undefined);
+          } else {
+            this.opts.log.warn({ topic, partition, offset: message.offset }, 'skipped a malformed scan job chunk');
+          }
+          // Committed only now: the results are written.
+          await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+        },
+      });
+    } catch (err) {
+      this.opts.log.warn({ err: (err as Error).message }, 'scan job consumer could not start; retrying');
+      await consumer.disconnect().catch(() => undefined);
+      this.scheduleRestart();
+    }
+  }
+
+  private scheduleRestart(): void {
+    if (this.stopping || this.retryTimer) return;
+    // 2 s, doubling to 30 s while it keeps failing (e.g. the topic was never created).
+    const delay = Math.min(30_000, 2_000 * 2 ** this.failures++);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      void this.consumer?.disconnect().catch(() => undefined).then(() => this.startConsumer());
+    }, delay);
+    this.retryTimer.unref();
+  }
+}
+
+function parseChunk(value: Buffer | null): Chunk | null {
+  if (!value) return null;
+  try {
+    const c = JSON.parse(value.toString()) as Chunk;
+    if (typeof c.job !== 'string' || !Number.isInteger(c.chunk) || !Number.isInteger(c.start) || !Array.isArray(c.lines)) return null;
+    return c;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,151 @@
+import { WardenError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Target } from '../scanning/types.js';
+import { newId } from '../util/ids.js';
+import type { ChunkRunner } from './runner.js';
+import { FINAL_STATES, type Chunk, type ChunkQueue, type Job, type JobStore } from './types.js';
+
+export interface JobLimits {
+  chunkSize: number;
+  chunkMaxBytes: number;
+  maxDocuments: number;
+}
+
+/** Chunks handed to the queue per send while an upload is read. */
+const PUBLISH_BATCH = 8;
+
+/**
+ * Scan jobs: accepts one (cutting its lines into chunks as they are read and queueing them),
+ * reports it, serves its results in input order, cancels it. The chunks are scanned by
+ * ChunkRunner on whichever instance the queue gives them to.
+ */
+export class JobService {
+  constructor(
+    private readonly deps: {
+      store: JobStore;
+      queue: () => ChunkQueue;
+      runner: ChunkRunner;
+      limits: () => JobLimits;
+      instanceId: string;
+      log: Logger;
+    },
+  ) {}
+
+  get store(): JobStore {
+    return this.deps.store;
+  }
+
+  /**
+   * Reads the documents and queues them. Throws 413 (over jobs.max_documents, the job is marked
+   * failed so no instance scans what was already queued), 400 for an empty job, and 503 when
+   * the queue (Kafka) cannot take the chunks.
+   */
+  async submit(lines: AsyncIterable<string>, opts: { source: Target; caller: string | null }): Promise<Job> {
+    const { chunkSize, chunkMaxBytes, maxDocuments } = this.deps.limits();
+    const job: Job = {
+      id: newId('job'),
+      state: 'queued',
+      source: opts.source,
+      created_at: new Date().toISOString(),
+      started_at: null,
+      finished_at: null,
+      chunks: 0,
+      chunk_size: chunkSize,
+      accepted_by: this.deps.instanceId,
+      caller: opts.caller,
+      error: null,
+      counts: { total: null, scanned: 0, flagged: 0, blocked: 0, errors: 0 },
+    };
+    await this.deps.store.create(job);
+    const queue = this.deps.queue();
+    let index = 0;
+    let chunkNo = 0;
+    let current: string[] = [];
+    let currentBytes = 0;
+    let start = 0;
+    let pending: Chunk[] = [];
+    const cut = () => {
+      if (current.length === 0) return;
+      pending.push({ job: job.id, chunk: chunkNo++, start, source: opts.source, lines: current });
+      start = index;
+      current = [];
+      currentBytes = 0;
+    };
+    const send = async () => {
+      if (pending.length === 0) return;
+      const batch = pending;
+      pending = [];
+      await queue.publish(batch);
+      await this.deps.store.setChunks(job.id, chunkNo, null);
+    };
+    try {
+      for await (const raw of lines) {
+        if (index >= maxDocuments) {
+          throw new WardenError(413, 'request_too_large', `The job has more than ${maxDocuments} documents; the limit is ${maxDocuments} (jobs.max_documents).`, { code: 'job_too_large', param: 'jobs.max_documents' });
+        }
+        // A line too big for one queue message is replaced by a marker that becomes its error result.
+        const line = Buffer.byteLength(raw) > chunkMaxBytes ? JSON.stringify({ $too_long: Buffer.byteLength(raw), $limit: chunkMaxBytes }) : raw;
+        const bytes = Buffer.byteLength(line);
+        if (current.length > 0 && (current.length >= chunkSize || currentBytes + bytes > chunkMaxBytes)) cut();
+        current.push(line);
+        currentBytes += bytes;
+        index++;
+        if (pending.length >= PUBLISH_BATCH) await send();
+      }
+      if (index === 0) throw new WardenError(400, 'invalid_request_error', 'The job has no documents: send one JSON object per line, like {"id": "doc-1", "input": "text"}.', { code: 'empty_job' });
+      cut();
+      await send();
+    } catch (err) {
+      await this.deps.store.transition(job.id, 'failed', { error: `refused at submission: ${(err as Error).message}` }).catch(() => undefined);
+      throw err;
+    }
+    const done = await this.deps.store.setChunks(job.id, chunkNo, index);
+    this.deps.log.info({ job: job.id, documents: index, chunks: chunkNo, queue: queue.name }, 'scan job accepted');
+    return done ?? job;
+  }
+
+  async get(id: string): Promise<Job> {
+    const job = await this.deps.store.get(id);
+    if (!job) throw new WardenError(404, 'not_found_error', `No scan job ${JSON.stringify(id)} (it never existed or has expired).`, { code: 'job_not_found' });
+    return job;
+  }
+
+  list(limit: number): Promise<Job[]> {
+    return this.deps.store.list(limit);
+  }
+
+  /** Cancels a queued or running job: every instance skips its remaining chunks. A finished job is a 409. */
+  async cancel(id: string): Promise<Job> {
+    const job = await this.get(id);
+    if (job.state === 'done' || job.state === 'failed') {
+      throw new WardenError(409, 'invalid_request_error', `Scan job ${id} is already ${job.state}; only a queued or running job can be cancelled.`, { code: 'job_finished' });
+    }
+    const { job: after, moved } = await this.deps.store.transition(id, 'cancelled');
+    if (moved && after) await this.deps.runner.progress(after, true);
+    return after ?? job;
+  }
+
+  /**
+   * The results in input order from `cursor` (an input index): one line per document. While the
+   * job runs this stops at the first document without a result yet (resume from the last
+   * `index` + 1); a cancelled job's unscanned documents are left out.
+   */
+  async *results(id: string, cursor: number, limit: number): AsyncGenerator<string> {
+    const job = await this.get(id);
+    const complete = job.state === 'done';
+    const end = job.counts.total ?? job.chunks * job.chunk_size;
+    const skipMissing = FINAL_STATES.has(job.state) && !complete;
+    let sent = 0;
+    for (let from = cursor; from < end && sent < limit; from += 500) {
+      const page = await this.deps.store.getResults(id, from, Math.min(500, end - from, limit - sent));
+      for (const line of page) {
+        if (line === null) {
+          if (skipMissing) continue;
+          return;
+        }
+        yield line;
+        sent++;
+      }
+    }
+  }
+}
