@@ -27,6 +27,17 @@ export interface ScanContext {
   /** For a request's texts: maps a span of the scanned text to the message and field it is in
    * (the chat field map's segments), so the scan record's threats name them. */
   locate?: (span: { start: number; end: number }) => { message?: number; field: string; span: { start: number; end: number } } | null;
+  /** The policy the credential names (API key or JWT claim), for docs/policies.md's resolution. */
+  policy?: string | null;
+  /** The route asked, for policy_routing.routes. */
+  route?: string;
+}
+
+/** A value the policy says to redact before the request goes upstream: its placeholder type and
+ * the value itself (kept in memory for the request only; never logged, stored or sent). */
+export interface Redaction {
+  kind: string;
+  value: string;
 }
 
 /** A threat as stored and returned (/v1/scan, /v1/scans, the chat proxy's errors): the policy's
@@ -43,6 +54,8 @@ export interface ScanOutcome {
   scan_id: string;
   verdict: Verdict;
   threats: ScanThreat[];
+  /** Values to replace by placeholders (action `redact`); absent when there are none. */
+  redactions?: Redaction[];
 }
 
 /**

@@ -32,6 +32,7 @@ import { wireScanning } from './scan-service/wiring.js';
 import { wireAnalytics } from './analytics/wiring.js';
 import { createLifecycle } from './lifecycle.js';
 import type { Services } from './services.js';
+import { registerPolicyRoutes } from './http/routes/policies.js';
 import { registerSettingsRoutes } from './http/routes/settings.js';
 import { effectiveConfig } from './settings/effective.js';
 import { openStorage, type Storage } from './storage/index.js';
@@ -134,6 +135,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   registerAuthRoutes(api, services);
   registerKeyRoutes(api, services);
   registerSettingsRoutes(api, services, settingsStore, () => effective.overrides());
+  registerPolicyRoutes(api, services, () => effective.overrides());
   registerScanRoutes(api, services, scans);
   registerChatRoutes(api, () => proxy.chat());
   registerSystemRoutes(api, services, { providers: () => proxy.providers() });

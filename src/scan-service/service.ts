@@ -2,7 +2,10 @@ import { hash } from 'node:crypto';
 import type { WardenConfig } from '../config/types.js';
 import type { EventSink, ScanThreat } from '../ports.js';
 import { log } from '../log.js';
-import { applyPolicy, type PolicyResult, type ScanPolicy } from '../scanning/policy.js';
+import { applyRules, type AppliedPolicy, type RedactSpan } from '../policies/apply.js';
+import { PlaceholderVault, redactSpans } from '../policies/placeholders.js';
+import { policyBookCache } from '../policies/resolve.js';
+import type { PolicyResult } from '../scanning/policy.js';
 import type { DetectionResult, ScanPool } from '../scanning/pool.js';
 import type { ActionTaken, Span, Target, Verdict } from '../scanning/types.js';
 import { StorageWriteError } from '../storage/errors.js';
@@ -18,6 +21,16 @@ export interface ScanCaller {
   provider?: string;
   model?: string;
   metadata?: Record<string, unknown>;
+  /** The policy the credential names (API key or JWT claim), if any (docs/policies.md). */
+  policy?: string | null;
+  /** The route asked (`/v1/rag/scan`, ...), for policy_routing.routes. */
+  route?: string;
+}
+
+/** The spans of one part of a subject the policy redacted. */
+export interface PartRedactions {
+  part: number;
+  spans: RedactSpan[];
 }
 
 /**
@@ -115,15 +128,21 @@ export class ScanService {
     });
   }
 
-  /** The policy of the configuration's security settings; the object is reused while they stay the same. */
-  private policyOf(config: WardenConfig): ScanPolicy {
-    const { mode, block_severity, fail_mode } = config.security;
-    const p = this.policy;
-    if (p !== null && p.mode === mode && p.block_severity === block_severity && p.fail_mode === fail_mode) return p;
-    return (this.policy = { mode, block_severity, fail_mode });
+  /** The policies of the current configuration, resolved once per configuration (src/policies/). */
+  private readonly policies = policyBookCache();
+  /** What each record's policy redacted (offsets only), for the caller that scanned it; never stored. */
+  private readonly redactions = new WeakMap<ScanRecord, PartRedactions[]>();
+
+  /** The spans the record's policy redacted, per part of the subject (none: empty). */
+  redactionsOf(record: ScanRecord): PartRedactions[] {
+    return this.redactions.get(record) ?? [];
   }
 
-  private policy: ScanPolicy | null = null;
+  /** The text of a one-text subject with the redacted spans replaced by placeholders, or null when nothing was redacted. */
+  redactedText(record: ScanRecord, text: string): string | null {
+    const parts = this.redactionsOf(record);
+    return parts.length === 0 ? null : redactSpans(text, parts[0]!.spans, new PlaceholderVault());
+  }
 
   private async finish(
     parts: ScanPart[],
@@ -133,15 +152,17 @@ export class ScanService {
     opts: ScanOptions = {},
   ): Promise<ScanRecord> {
     const config = this.deps.config();
-    const policy = this.policyOf(config);
+    const { policy } = this.policies(config).choose({ credential: who.policy, model: who.model, route: who.route });
     // Plain loops rather than map/flatMap/spread chains: this runs twice per proxied request.
-    const results: PolicyResult[] = new Array(outcomes.length);
+    const results: AppliedPolicy[] = new Array(outcomes.length);
+    let redacted: PartRedactions[] | null = null;
     let verdict: Verdict = 'allow';
     let riskScore = 0;
     let error: PolicyResult['error'] = null;
     let threatCount = 0;
     for (let i = 0; i < outcomes.length; i++) {
-      const r = (results[i] = applyPolicy(outcomes[i]!, policy));
+      const r = (results[i] = applyRules(outcomes[i]!, policy.targets[parts[i]!.target]));
+      if (r.redact.length > 0) (redacted ??= []).push({ part: i, spans: r.redact });
       if (RANK[r.verdict] > RANK[verdict]) verdict = r.verdict;
       if (r.risk_score > riskScore) riskScore = r.risk_score;
       if (error === null && r.error) error = r.error;
@@ -157,6 +178,8 @@ export class ScanService {
       }
     }
     const text = parts.length === 1 ? parts[0]!.text : parts.map((p) => p.text).join('\n');
+    // The stored input never holds a redacted value: the excerpt is taken from the redacted text.
+    const kept = redacted === null ? text : keptText(parts, redacted);
     const { store_input: storeInput, excerpt_chars: excerptChars } = config.storage;
     const record: ScanRecord = {
       scan_id: newId('scn'),
@@ -170,18 +193,22 @@ export class ScanService {
       source: parts[0]!.target,
       input_sha256: hash('sha256', text, 'hex'),
       input_length: text.length,
-      input: storeInput === 'none' ? null : storeInput === 'full' ? text : text.slice(0, excerptChars),
-      input_truncated: storeInput === 'excerpt' && text.length > excerptChars,
+      input: storeInput === 'none' ? null : storeInput === 'full' ? kept : kept.slice(0, excerptChars),
+      input_truncated: storeInput === 'excerpt' && kept.length > excerptChars,
       caller: who.caller,
       request_id: who.requestId,
       instance_id: this.deps.instanceId,
       rules_version: outcomes[0]?.rulesVersion ?? '',
+      policy: policy.name,
+      policy_version: policy.version,
     };
+    if (redacted !== null) this.redactions.set(record, redacted);
     // Same keys in the same order as spreading them in (provider, model, metadata last).
     if (who.provider) record.provider = who.provider;
     if (who.model) record.model = who.model;
     if (who.metadata) record.metadata = who.metadata;
     this.deps.metrics.scans.inc({ source: record.source, verdict });
+    this.deps.metrics.policyScans?.inc({ policy: policy.name, policy_version: policy.version, verdict });
     for (const t of threats) {
       this.deps.metrics.threats.inc({ attack_type: t.attack_type, severity: t.severity, action: t.action_taken });
       this.deps.events.emit(
@@ -198,6 +225,8 @@ export class ScanService {
           rule_id: t.rule_id,
           request_id: who.requestId,
           caller: who.caller,
+          policy: policy.name,
+          policy_version: policy.version,
         },
         t.threat_id,
       );
@@ -238,6 +267,14 @@ export class ScanService {
 
 function recordFailed(err: unknown, record: ScanRecord): void {
   log.error({ err: (err as Error).message, scan_id: record.scan_id }, 'scan record could not be stored');
+}
+
+/** The subject's text as recorded when the policy redacted some spans: each part redacted, joined as `text` is. */
+function keptText(parts: ScanPart[], redacted: PartRedactions[]): string {
+  const vault = new PlaceholderVault();
+  const texts = parts.map((p) => p.text);
+  for (const r of redacted) texts[r.part] = redactSpans(texts[r.part]!, r.spans, vault);
+  return texts.length === 1 ? texts[0]! : texts.join('\n');
 }
 
 const RANK: Record<Verdict, number> = { allow: 0, flag: 1, block: 2 };
