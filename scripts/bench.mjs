@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = resolve(fileURLToPath(import.meta.url), '..', '..');
 process.chdir(root);
 process.env.WARDEN_LOG_LEVEL ??= 'silent';
-const ORDER = ['http', 'scanning', 'models', 'proxy', 'fanout', 'analytics'];
+const ORDER = ['http', 'scanning', 'models', 'proxy', 'policies', 'fanout', 'analytics'];
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : ORDER;
 try {
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json'], { stdio: 'inherit' });

@@ -4,6 +4,7 @@
 import { api, apiKey, ApiFailure, whenUnauthorized } from './api.js';
 import { horizontalBars, stackedColumns } from './charts.js';
 import { h, clear, table, field, select, fmtTime, fmtMoney, highlight } from './dom.js';
+import { policiesView, routePolicies } from './policies.js';
 
 const state = { me: null, feed: null, events: [], feedStatus: 'disconnected' };
 const $ = (id) => document.getElementById(id);
@@ -118,7 +119,7 @@ async function enter(me) {
 
 // ---------- routing ----------
 
-const VIEWS = { overview, live, scans, scan: scanDetail, providers, reports, keys, settings };
+const VIEWS = { overview, live, scans, scan: scanDetail, providers, reports, keys, settings, policies: (root) => policiesView(root, { notice, isAdmin: state.me.role === 'admin' }) };
 const ADMIN_ONLY = new Set(['keys', 'settings']);
 
 let focusOnRoute = false;
@@ -497,6 +498,7 @@ async function settings(root) {
       if (err.status !== 401) notice(err.message);
     }
   });
+  await routePolicies(root);
 }
 
 start();
