@@ -76,7 +76,8 @@ describe('dashboard: policies', function () {
     expect((await scan()).body.verdict).to.equal('allow');
     await page.selectOption(`#key-policy-${agentKey.id}`, 'rag-ingestion');
     await page.click(`button[aria-label="Save the policy of agent"]`);
-    await page.waitForSelector('.message.info, [role=status]');
+    await page.waitForSelector('#notice.info:not([hidden])');
+    expect(await page.textContent('#notice')).to.equal('Key "agent" now uses rag-ingestion.');
     await page.waitForFunction((id) => document.querySelector('#policy-rag-ingestion')?.textContent?.includes(id), agentKey.id);
     expect((await call('/v1/keys')).body.data.find((k: { id: string }) => k.id === agentKey.id).policy).to.equal('rag-ingestion');
     expect((await scan()).body).to.include({ verdict: 'block', policy: 'rag-ingestion' });
@@ -85,7 +86,7 @@ describe('dashboard: policies', function () {
   it('the settings page shows each route\'s effective policy', async () => {
     await page.click('#nav a[data-view=settings]');
     await page.waitForSelector('#route-policies table');
-    const rows = await page.$$eval('#route-policies tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 2).map((td) => td.textContent)));
+    const rows = await page.$$eval('#route-policies tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll("td")).slice(0, 2).map((td) => td.textContent)));
     expect(rows).to.deep.include(['/v1/rag/scan', 'rag-ingestion']);
     expect(rows).to.deep.include(['/v1/chat/completions', 'default']);
     await screenshot(page, 'dashboard-settings-route-policies');
