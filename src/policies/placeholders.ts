@@ -24,6 +24,9 @@ export class PlaceholderVault {
   private readonly byPlaceholder = new Map<string, string>();
   private readonly counters = new Map<string, number>();
 
+  /** `taken`: placeholders the text already holds as written (a user typing "[EMAIL_1]"); never handed out, so never restored. */
+  constructor(private readonly taken: ReadonlySet<string> = new Set()) {}
+
   get size(): number {
     return this.byValue.size;
   }
@@ -32,9 +35,12 @@ export class PlaceholderVault {
   placeholderFor(kind: string, value: string): string {
     const known = this.byValue.get(value);
     if (known !== undefined) return known;
-    const n = (this.counters.get(kind) ?? 0) + 1;
-    this.counters.set(kind, n);
-    const p = `[${kind.slice(0, 30)}_${n}]`;
+    const k = kind.slice(0, 30);
+    let n = this.counters.get(k) ?? 0;
+    let p: string;
+    do p = `[${k}_${++n}]`;
+    while (this.taken.has(p));
+    this.counters.set(k, n);
     this.byValue.set(value, p);
     this.byPlaceholder.set(p, value);
     return p;

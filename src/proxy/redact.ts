@@ -1,4 +1,4 @@
-import { MAX_PLACEHOLDER_CHARS, PlaceholderVault } from '../policies/placeholders.js';
+import { MAX_PLACEHOLDER_CHARS, PLACEHOLDER, PlaceholderVault } from '../policies/placeholders.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../providers/types.js';
 import type { ScanOutcome } from '../ports.js';
 
@@ -29,7 +29,8 @@ export function redactRequest(input: ChatRequest, scans: readonly ScanOutcome[])
   for (const s of scans) for (const r of s.redactions ?? []) if (r.value && !kinds.has(r.value)) kinds.set(r.value, r.kind);
   if (kinds.size === 0) return null;
   const values = [...kinds.keys()].sort((a, b) => b.length - a.length);
-  const vault = new PlaceholderVault();
+  // Placeholders the request already holds as text are not handed out (the answer's copies of them stay as written).
+  const vault = new PlaceholderVault(new Set(JSON.stringify(input.messages ?? []).match(PLACEHOLDER) ?? []));
   const replace = (text: string): string => {
     // Every occurrence of every value, leftmost first (longest first at one position), none overlapping.
     const hits: { at: number; value: string }[] = [];

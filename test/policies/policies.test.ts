@@ -176,6 +176,13 @@ describe('policies: resolve, validate, apply', () => {
       expect(redactRequest(req, [{ scan_id: 's', verdict: 'allow', threats: [] }])).to.equal(null);
     });
 
+    it('never hands out a placeholder the request already holds as text, so the user\'s own "[EMAIL_1]" comes back as written', () => {
+      const typed: ChatRequest = { model: 'm', messages: [{ role: 'user', content: `Template: Dear [EMAIL_1]. Real: ${EMAIL}` }] };
+      const r = redactRequest(typed, [{ scan_id: 's', verdict: 'flag', threats: [], redactions: [{ kind: 'EMAIL', value: EMAIL }] }])!;
+      expect(r.request.messages[0]!.content).to.equal('Template: Dear [EMAIL_1]. Real: [EMAIL_2]');
+      expect(r.vault.restore('Dear [EMAIL_1], from [EMAIL_2]')).to.equal(`Dear [EMAIL_1], from ${EMAIL}`);
+    });
+
     it('restores a plain completion, leaving placeholders it did not make', () => {
       const r = redactRequest(req, scans)!;
       const c = { id: 'x', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'Sent to [EMAIL_1] from [IBAN_1]; [EMAIL_9] is unknown.', refusal: null }, finish_reason: 'stop', logprobs: null }] } as unknown as ChatCompletion;
