@@ -25,6 +25,7 @@ const POLICIES = {
   banking: { description: 'banking agent: account data in tool results is its job', rag: { actions: { pii_exposure: 'allow' } } },
   strict: { description: 'support chat: account data in a tool result is a leak', rag: { actions: { pii_exposure: 'block' } } },
   support: { extends: 'strict', prompt: { actions: { pii_exposure: 'redact', secret_exposure: 'redact' } } },
+  'banking-redacted': { rag: { actions: { pii_exposure: 'redact' } } },
 };
 
 describe('policies through the HTTP API and the openai client', function () {
@@ -59,7 +60,7 @@ describe('policies through the HTTP API and the openai client', function () {
       policy_routing: { models: { 'fake-banking-agent': 'banking' } },
     });
     w.server.services.events.subscribe((e) => events.push(e));
-    for (const [name, policy] of [['banking', 'banking'], ['strict', 'strict'], ['support', 'support'], ['plain', null]] as const) {
+    for (const [name, policy] of [['banking', 'banking'], ['strict', 'strict'], ['support', 'support'], ['plain', null], ['redacted', 'banking-redacted']] as const) {
       const r = await admin('/v1/keys', 'POST', { name, role: 'service', ...(policy ? { policy } : {}) });
       expect(r.status).to.equal(201);
       const body = (await r.json()) as { id: string; key: string; policy: string | null };
@@ -160,6 +161,15 @@ describe('policies through the HTTP API and the openai client', function () {
     expect(text).to.equal(`echo: Write to ${EMAIL} about ${IBAN} and [EMAIL_7].`);
   });
 
+  it('redacts the IBANs of a tool result under a rag redact policy and restores the model\'s mention of them', async () => {
+    up.forbidden = [IBAN, IBAN2];
+    up.behaviour = { kind: 'reply', content: 'Your payments went to [IBAN_1] and [IBAN_2].' };
+    const r = await client('redacted').chat.completions.create({ model: 'fake-model', messages: bankingTurn() });
+    expect(up.violations).to.deep.equal([]);
+    expect(up.chatRequests.at(-1)!.body.messages[2].content).to.equal('date,amount,counterparty\n2026-11-02,-42.10,[IBAN_1]\n2026-11-05,1200.00,[IBAN_2]');
+    expect(r.choices[0]!.message.content).to.equal(`Your payments went to ${IBAN} and ${IBAN2}.`);
+  });
+
   it('the scan APIs return the redacted text beside the verdict, and the record keeps only that', async () => {
     const r = await fetch(`${w.url}/v1/scan`, {
       method: 'POST',
@@ -180,7 +190,7 @@ describe('policies through the HTTP API and the openai client', function () {
     const r = await admin('/v1/policies');
     expect(r.status).to.equal(200);
     const body = (await r.json()) as { policies: { name: string; version: string; extends: string | null; keys: { id: string }[] }[]; routes: { route: string; policy: string }[]; models: Record<string, string> };
-    expect(body.policies.map((p) => p.name)).to.have.members(['default', 'banking', 'strict', 'support']);
+    expect(body.policies.map((p) => p.name)).to.have.members(['default', 'banking', 'strict', 'support', 'banking-redacted']);
     expect(body.policies.find((p) => p.name === 'support')).to.deep.include({ extends: 'strict', keys: [{ id: keys.support!.id, name: 'support' }] });
     expect(body.routes.find((x) => x.route === '/v1/rag/scan')!.policy).to.equal('default');
     expect(body.models).to.deep.equal({ 'fake-banking-agent': 'banking' });
@@ -189,7 +199,7 @@ describe('policies through the HTTP API and the openai client', function () {
   it('an admin changes a key\'s policy (PATCH /v1/keys/{id}); the next request follows it; an unknown name is refused', async () => {
     const bad = await admin(`/v1/keys/${keys.plain!.id}`, 'PATCH', { policy: 'bankng' });
     expect(bad.status).to.equal(400);
-    expect(((await bad.json()) as { error: { message: string } }).error.message).to.equal('policy = "bankng": no such policy; expected one of default, banking, strict, support');
+    expect(((await bad.json()) as { error: { message: string } }).error.message).to.equal('policy = "bankng": no such policy; expected one of default, banking, strict, support, banking-redacted');
     const badCreate = await admin('/v1/keys', 'POST', { name: 'x', role: 'service', policy: 'nope' });
     expect(badCreate.status).to.equal(400);
     expect(((await badCreate.json()) as { error: { message: string; param: string } }).error).to.include({ param: 'policy' });
