@@ -4,6 +4,7 @@ import { MemoryApiKeyStore, RedisApiKeyStore, StaleIfErrorKeyStore, type ApiKeyS
 import { openDatabase } from '../../src/storage/sqlite/database.js';
 import { SqliteApiKeyStore } from '../../src/storage/sqlite/keys.js';
 import { MIGRATIONS } from '../../src/storage/sqlite/migrations.js';
+import { exportSqlite } from '../../src/storage/transfer.js';
 import { redisForSuite } from '../../harness/redis.js';
 import { freshDb } from '../support/sqlite.js';
 
@@ -58,6 +59,22 @@ policySuite('Redis', async () => {
 });
 
 describe('SQLite migration 2: api_keys.policy', () => {
+  it('warden db export carries a key\'s policy, and a key restored from it keeps it', async () => {
+    const db = freshDb();
+    try {
+      const { key } = await new SqliteApiKeyStore(db.opened.db, db.writer).create({ name: 'a', role: 'service', policy: 'banking' });
+      const exported = exportSqlite(db.file, { scans: 0 });
+      const row = exported.keys.find((k) => k.id === key.id)!;
+      expect(row.policy).to.equal('banking');
+      const into = new MemoryApiKeyStore();
+      const { hash, ...record } = row;
+      expect(await into.restore(record, hash)).to.equal(true);
+      expect((await into.get(key.id))!.policy).to.equal('banking');
+    } finally {
+      db.cleanup();
+    }
+  });
+
   it('a database from before policies gains the column, its keys with no policy', async () => {
     const db = freshDb();
     const file = db.file;
