@@ -83,6 +83,20 @@ describe('dashboard: policies', function () {
     expect((await scan()).body).to.include({ verdict: 'block', policy: 'rag-ingestion' });
   });
 
+  it('the keys page creates a key with a policy and shows each key\'s policy', async () => {
+    await page.click('#nav a[data-view=keys]');
+    await page.waitForSelector('#key-create select[name=policy] option[value=banking-agent]', { state: 'attached' });
+    await page.fill('#key-create input[name=name]', 'ingest-job');
+    await page.selectOption('#key-create select[name=policy]', 'rag-ingestion');
+    await page.click('#key-create button[type=submit]');
+    await page.waitForSelector('#secret-value');
+    await page.waitForFunction(() => document.querySelector('#keys')?.textContent?.includes('ingest-job'));
+    const made = (await call('/v1/keys')).body.data.find((k: { name: string }) => k.name === 'ingest-job');
+    expect(made.policy).to.equal('rag-ingestion');
+    const row = await page.$$eval('#keys tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent)).find((cells) => cells[0] === 'ingest-job'));
+    expect(row![3]).to.equal('rag-ingestion');
+  });
+
   it('the settings page shows each route\'s effective policy', async () => {
     await page.click('#nav a[data-view=settings]');
     await page.waitForSelector('#route-policies table');

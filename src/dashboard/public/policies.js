@@ -64,3 +64,16 @@ export async function routePolicies(root) {
     if (err.status !== 401) section.append(h('p', { class: 'message error' }, err.message));
   }
 }
+
+/** The key creation form's policy field: every policy in force, or none (the route's, model's or default). */
+export async function policyChoice(name = 'policy') {
+  let names = [];
+  try {
+    names = (await api('/v1/policies')).policies.map((p) => p.name);
+  } catch {
+    // Without the list the key is made with no policy of its own; the policies page can set one later.
+  }
+  const id = `f-${name}-policy`;
+  return h('div', { class: 'field' }, h('label', { for: id }, 'Policy (optional)'),
+    h('select', { id, name }, h('option', { value: '' }, '(none)'), ...names.map((n) => h('option', { value: n }, n))));
+}
