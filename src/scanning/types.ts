@@ -22,7 +22,8 @@ export type AttackType =
   | 'obfuscation'
   | 'secret_exposure'
   | 'pii_exposure'
-  | 'canary_leak';
+  | 'canary_leak'
+  | 'tool_hijack';
 export const ATTACK_TYPES: readonly AttackType[] = [
   'prompt_injection',
   'indirect_injection',
@@ -33,6 +34,7 @@ export const ATTACK_TYPES: readonly AttackType[] = [
   'secret_exposure',
   'pii_exposure',
   'canary_leak',
+  'tool_hijack',
 ];
 
 /** Where a text came from. `prompt`: user turns and prompts; `rag`: retrieved documents and
