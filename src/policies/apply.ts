@@ -63,6 +63,7 @@ export function applyRules(outcome: PolicyInput, rules: TargetRules): AppliedPol
       // A redacted finding's message never quotes the value (a secret's message shows part of it).
       message: taken === 'sanitized' ? `${t.ruleId}: ${t.spans.length} span${t.spans.length > 1 ? 's' : ''} redacted` : t.message,
       spans: t.spans,
+      ...(t.evidence ? { evidence: t.evidence } : {}),
     });
   }
   if (redact.length > 1) redact = disjoint(redact);
