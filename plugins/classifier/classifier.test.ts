@@ -246,7 +246,7 @@ describe('classifier plugin', () => {
       expect(() => Classifier.load(write({ ...m, weights_sha256: createHash('sha256').update(small).digest('hex') }, small))).to.throw(/have 1024 bytes, expected \d+ \(2 heads x 2\^\d+\)/);
       expect(() => Classifier.load(write('{"format": "warden-hashed-log', shippedWeights()))).to.throw(/model file .*model\.json is not valid JSON/);
       expect(() => Classifier.load(write({ ...m, format: 'onnx/1' }, shippedWeights()))).to.throw(/model\.json: unknown model format "onnx\/1"/);
-      expect(() => Classifier.load(write({ ...m, features: 128 }, shippedWeights()))).to.throw(/unknown feature families 128/);
+      expect(() => Classifier.load(write({ ...m, features: 256 }, shippedWeights()))).to.throw(/unknown feature families 256/);
       expect(() => Classifier.load(write({ ...m, bits: 40 }, shippedWeights()))).to.throw(/"bits" must be an integer/);
       expect(() => Classifier.load(write({ ...m, weights_sha256: undefined }, shippedWeights()))).to.throw(/"weights_sha256" .* is missing/);
       expect(() => Classifier.load(write({ ...m, heads: { detect: m.heads } }, shippedWeights()))).to.throw(/heads\.detect must have numeric/);
@@ -271,7 +271,6 @@ describe('classifier plugin', () => {
         [{ threshold_logit: 'high' }, /scanning\.plugins\.classifier\.threshold_logit must be number,null/],
         [{ rag_severity: 'high' }, /scanning\.plugins\.classifier\.rag_severity must be equal to one of the allowed values \(medium, by_score\)/],
         [{ thresold_logit: 2 }, /scanning\.plugins\.classifier: unknown key "thresold_logit"/],
-        [{ language_thresholds: 'yes' }, /scanning\.plugins\.classifier\.language_thresholds must be boolean/],
       ] as const) {
         const err = await start(config).then(() => null, (e: unknown) => e);
         expect(err, JSON.stringify(config)).to.be.instanceOf(EngineConfigError);
@@ -295,6 +294,13 @@ describe('classifier plugin', () => {
       expect(loaded.thresholdFor('hi', false)).to.equal(loaded.model.threshold_logit);
       expect(() => Classifier.load(write({ ...shippedJson(), lang_thresholds: { de: [1] }, lang_threshold_unseen: [2, 2] }, shippedWeights()))).to.throw(/lang_thresholds\.de" must be \[short, long\]/);
       expect(() => Classifier.load(write({ ...shippedJson(), lang_thresholds: { de: [1, 1] } }, shippedWeights()))).to.throw(/"lang_threshold_unseen" must be/);
+    });
+
+    it('meta.schema refuses a language_thresholds that is not a boolean', async () => {
+      const rules = loadRuleSet(DEFAULT_RULES_DIR);
+      const err = await Engine.create({ rules, pluginDirs: [BUILTIN_PLUGIN_DIR], enabledPlugins: ['classifier'], pluginConfig: { classifier: { language_thresholds: 'yes' } } }).then(() => null, (e: unknown) => e);
+      expect(err).to.be.instanceOf(EngineConfigError);
+      expect((err as Error).message).to.match(/scanning\.plugins\.classifier\.language_thresholds must be boolean/);
     });
 
     it('still reads a model of the previous formats (no checksum)', () => {

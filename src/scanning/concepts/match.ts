@@ -36,14 +36,21 @@ export function fold(word: string): string {
   return NON_ASCII.test(lower) ? lower.normalize('NFKD').replace(MARKS, '') : lower;
 }
 
-export interface Token { text: string; start: number; solid: boolean }
+/** A folded word and where it is in the text ([start, end) offsets). */
+export interface Token { text: string; start: number; end: number; solid: boolean }
 
-/** Per BMP unit: 0 not part of a word, 1 a word unit, 2 a unit of a script without spaces. */
-const CLASS = new Uint8Array(0x10000);
-for (let u = 0; u < 0x10000; u++) {
-  const c = String.fromCharCode(u);
-  if (u >= 0xd800 && u <= 0xdfff) continue;
-  if (/[\p{L}\p{M}\p{N}]/u.test(c)) CLASS[u] = SOLID.test(c) ? 2 : 1;
+/** Per BMP unit: 0 not part of a word, 1 a word unit, 2 a unit of a script without spaces. Built on first use. */
+let CLASS: Uint8Array | undefined;
+function classes(): Uint8Array {
+  if (CLASS) return CLASS;
+  const t = new Uint8Array(0x10000);
+  const word = /[\p{L}\p{M}\p{N}]/u;
+  for (let u = 0; u < 0x10000; u++) {
+    if (u >= 0xd800 && u <= 0xdfff) continue;
+    const c = String.fromCharCode(u);
+    if (word.test(c)) t[u] = SOLID.test(c) ? 2 : 1;
+  }
+  return (CLASS = t);
 }
 
 /**
@@ -53,18 +60,19 @@ for (let u = 0; u < 0x10000; u++) {
 export function tokenize(text: string): Token[] {
   const out: Token[] = [];
   const n = text.length;
+  const cls = classes();
   for (let i = 0; i < n; ) {
-    const k = CLASS[text.charCodeAt(i)]!;
+    const k = cls[text.charCodeAt(i)]!;
     if (k === 0) { i++; continue; }
     if (k === 2) {
       const f = fold(text[i]!);
-      if (f !== '') out.push({ text: f, start: i, solid: true });
+      if (f !== '') out.push({ text: f, start: i, end: i + 1, solid: true });
       i++;
       continue;
     }
     const start = i;
-    while (i < n && CLASS[text.charCodeAt(i)] === 1) i++;
-    out.push({ text: fold(text.slice(start, i)), start, solid: false });
+    while (i < n && cls[text.charCodeAt(i)] === 1) i++;
+    out.push({ text: fold(text.slice(start, i)), start, end: i, solid: false });
   }
   return out;
 }
@@ -74,9 +82,10 @@ interface Term { concept: number; parts: string[]; prefix: boolean[]; solid: boo
 export interface ConceptHit {
   /** Index into `Matcher.concepts`. */
   concept: number;
-  /** Index of the first word matched (tokenize order) and its offset in the text. */
+  /** Index of the first word matched (tokenize order), its offset in the text, and the end of the last word matched. */
   token: number;
   start: number;
+  end: number;
 }
 
 /** A word as the classifier may see it: as written, and through the engine's normaliser. */
@@ -149,9 +158,10 @@ export class Matcher {
         for (const term of cands) {
           const bit = 1 << term.concept;
           if ((found & bit) !== 0) continue;
-          if (matchAt(toks, i, term)) {
+          const last = matchAt(toks, i, term);
+          if (last >= 0) {
             found |= bit;
-            out.push({ concept: term.concept, token: i, start: t.start });
+            out.push({ concept: term.concept, token: i, start: t.start, end: toks[last]!.end });
           }
         }
       }
@@ -160,21 +170,23 @@ export class Matcher {
   }
 }
 
-function matchAt(toks: Token[], i: number, term: Term): boolean {
+/** The index of the last word of `term` matched at word i, or -1. */
+function matchAt(toks: Token[], i: number, term: Term): number {
   if (term.solid) {
     const want = term.parts[0]!;
     let joined = '';
-    for (let j = i; j < toks.length && joined.length < want.length; j++) joined += toks[j]!.text;
-    return joined.startsWith(want);
+    let j = i;
+    for (; j < toks.length && joined.length < want.length; j++) joined += toks[j]!.text;
+    return joined.startsWith(want) ? j - 1 : -1;
   }
   const n = term.parts.length;
-  if (i + n > toks.length) return false;
+  if (i + n > toks.length) return -1;
   for (let k = 0; k < n; k++) {
     const word = toks[i + k]!.text;
     const part = term.parts[k]!;
-    if (term.prefix[k] ? !word.startsWith(part) : word !== part) return false;
+    if (term.prefix[k] ? !word.startsWith(part) : word !== part) return -1;
   }
-  return true;
+  return i + n - 1;
 }
 
 let shipped: Matcher | undefined;
