@@ -425,7 +425,7 @@ export async function main(argv: string[]): Promise<void> {
     const only = opt('--loso-family', '').split(',').filter(Boolean);
     const sources = [...new Set(all.map(fam))].sort().filter((f) => only.length === 0 || only.includes(f));
     const unknown = only.filter((f) => !sources.includes(f));
-    if (unknown.length > 0) throw new Error(`--loso-family: no such family ${unknown.join(', ')}`);
+    if (unknown.length > 0) throw new Error(`--loso-family ${unknown.join(', ')}: no such family`);
     const LOSO_DUMP = opt('--loso-dump', '');
     const dump: string[] = [];
     const [partK, partN] = opt('--loso-part', '0/1').split('/').map(Number) as [number, number];
@@ -471,7 +471,7 @@ export async function main(argv: string[]): Promise<void> {
     });
     if (LOSO_DUMP) writeFileSync(LOSO_DUMP, dump.join('\n') + '\n');
     return {
-      note: `each source family held out: trained (${losoCfg.epochs} epochs) on the other families' train rows, scored on every row of the held-out family, threshold from the other families' cross-validated scores (honest)` +
+      note: `each ${byLang ? 'language' : 'source family'} held out: trained (${losoCfg.epochs} epochs) on the other families' train rows, scored on every row of the held-out family, threshold from the other families' cross-validated scores (honest)${byLang ? '; *_lang_thresholds: at per-language thresholds from the other languages (the held-out one gets the conservative threshold of an unseen language)' : ''}` +
         (before ? '; *_before: the --compare model at its own thresholds (it was trained on the dev set, so for dev:* families that column is in-sample)' : ''),
       sources: loso,
     };

@@ -65,7 +65,9 @@ export function tokenize(text: string): Token[] {
     const k = cls[text.charCodeAt(i)]!;
     if (k === 0) { i++; continue; }
     if (k === 2) {
-      const f = fold(text[i]!);
+      const c = text.charCodeAt(i);
+      // Han ideographs have no case and no decomposition: fold() would return them unchanged.
+      const f = c >= 0x3400 && c <= 0x9fff ? text[i]! : fold(text[i]!);
       if (f !== '') out.push({ text: f, start: i, end: i + 1, solid: true });
       i++;
       continue;
