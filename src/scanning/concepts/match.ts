@@ -27,7 +27,6 @@ import { loadLexicon, type Lexicon } from './lexicon.js';
 /** Scripts written without spaces between words: each unit is a word of its own. */
 const SOLID = /[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]/;
 const HANGUL = /[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]/;
-const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 const MARKS = /\p{M}/gu;
 const NON_ASCII = /[^\x00-\x7f]/;
 
