@@ -10,12 +10,23 @@ process.chdir(root);
 process.env.WARDEN_LOG_LEVEL ??= 'silent';
 const ORDER = ['http', 'scanning', 'models', 'proxy', 'fanout', 'analytics'];
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : ORDER;
+const os = await import('node:os');
+// Figures taken on a busy machine measure the contention, not Warden: the load average is printed
+// at the start and the end, and a run that started above LOAD_LIMIT is marked not valid (the end
+// figure includes the bench's own threads, so it is printed for the record, not judged).
+const LOAD_LIMIT = 1.5;
+const loadAt = (when) => {
+  const [one, five] = os.loadavg();
+  console.log(`# load average at ${when}: ${one.toFixed(2)} (1 min), ${five.toFixed(2)} (5 min)`);
+  return one;
+};
+console.log(`# Warden benchmarks, ${new Date().toISOString()}, node ${process.version}, ${os.cpus().length} cores`);
+const startLoad = loadAt('start');
 try {
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json'], { stdio: 'inherit' });
 } catch {
   console.error('warning: the TypeScript build reported errors; benchmarking what was emitted');
 }
-console.log(`# Warden benchmarks, ${new Date().toISOString()}, node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
 for (const name of wanted) {
   const file = resolve('dist/bench', `${name}.js`);
   if (!existsSync(file)) {
@@ -24,5 +35,9 @@ for (const name of wanted) {
   }
   const mod = await import(pathToFileURL(file).href);
   await mod.run();
+}
+loadAt('end');
+if (startLoad > LOAD_LIMIT) {
+  console.log(`# NOT VALID: the load average exceeded ${LOAD_LIMIT}; something else was running. Measure on a quiet machine.`);
 }
 process.exit(0);

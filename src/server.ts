@@ -7,6 +7,7 @@ import { watchConfigFile } from './config/watch.js';
 import type { WardenConfig } from './config/types.js';
 import { Api } from './http/api.js';
 import { createApp } from './http/app.js';
+import { guardPendingConnections } from './http/connections.js';
 import { registerAnalyticsRoutes } from './http/routes/analytics.js';
 import { registerAuthRoutes } from './http/routes/auth.js';
 import { registerChatRoutes } from './http/routes/chat.js';
@@ -145,8 +146,15 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   registerWsHealthRoute(api, () => stream.health());
 
   const app = createApp(services, api, log);
-  const http = createServer(app.callback());
+  // Slow senders are cut (408, connection closed): headers within server.headers_timeout_ms, the
+  // whole request within server.request_timeout_ms, checked every second; and one address holds
+  // at most server.max_pending_connections_per_ip connections that have not authenticated.
+  const http = createServer(
+    { headersTimeout: config.server.headers_timeout_ms, requestTimeout: config.server.request_timeout_ms, connectionsCheckingInterval: 1000 },
+    app.callback(),
+  );
   http.keepAliveTimeout = 65_000;
+  guardPendingConnections(http, () => config.server.max_pending_connections_per_ip);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(config.server.port, config.server.host, () => {

@@ -210,6 +210,17 @@ function classifierFor(config: Record<string, unknown>): Classifier {
 
 const sigmoid = (z: number): number => 1 / (1 + Math.exp(-z));
 
+const HIGH_MARGIN = 3;
+const DISGUISED_HIGH_MARGIN = 2;
+
+function disguised(input: NormalisedInput): boolean {
+  const g = input.signals;
+  return g.decodedPayloads > 0 || g.leetspeakWords >= 2 || g.spacedWords >= 2 || g.invisibleChars + g.tagChars + g.bidiControls > 0;
+}
+
+/** Decoded views the classifier reads besides its configured one (the first ones the normaliser made). */
+const MAX_DECODED_VIEWS = 6;
+
 const plugin: DetectorPlugin = {
   meta: {
     name: 'classifier',
@@ -245,18 +256,42 @@ const plugin: DetectorPlugin = {
   scan(input: NormalisedInput, ctx): Finding[] {
     const c = classifierFor(ctx.config);
     const wanted = ctx.config.view as string;
-    const view = input.views.find((v) => v.kind === wanted) ?? input.views[0]!;
-    const { logit, start, end } = c.score(view.text);
-    const long = view.text.length > c.model.chunk_chars * c.model.window_chunks;
-    const configured = long ? ctx.config.threshold_logit_long : ctx.config.threshold_logit;
-    const fromModel = ctx.config.language_thresholds === true ? c.thresholdFor(input.original, long) : long ? c.model.threshold_logit_long ?? c.model.threshold_logit : c.model.threshold_logit;
-    const threshold = typeof configured === 'number' ? configured : fromModel;
+    const thresholdFor = (text: string) => {
+      const long = text.length > c.model.chunk_chars * c.model.window_chunks;
+      const configured = long ? ctx.config.threshold_logit_long : ctx.config.threshold_logit;
+      const fromModel = ctx.config.language_thresholds === true ? c.thresholdFor(input.original, long) : long ? c.model.threshold_logit_long ?? c.model.threshold_logit : c.model.threshold_logit;
+      return typeof configured === 'number' ? configured : fromModel;
+    };
+    let view = input.views.find((v) => v.kind === wanted) ?? input.views[0]!;
+    let { logit, start, end } = c.score(view.text);
+    let threshold = thresholdFor(view.text);
+    // A payload the normaliser decoded (base64, JSON escapes, reversed, ...) is read as well, so
+    // an injection only the model recognises is not hidden by encoding it; the best margin wins.
+    // Only inputs that carried an encoding pay for it, and at most MAX_DECODED_VIEWS views.
+    let decodedViews = 0;
+    for (const v of input.views) {
+      if (!v.kind.startsWith('decoded:') || ++decodedViews > MAX_DECODED_VIEWS) continue;
+      const s = c.score(v.text);
+      const t = thresholdFor(v.text);
+      if (s.logit - t > logit - threshold) {
+        ({ logit, start, end } = s);
+        threshold = t;
+        view = v;
+      }
+    }
     if (!(logit >= threshold)) return [];
     const windowText = view.text.slice(start, end);
     const attackType: AttackType = input.target === 'rag' ? 'indirect_injection' : c.typeLogit(windowText) > 0 ? 'jailbreak' : 'prompt_injection';
     const confidence = Math.min(0.95, sigmoid(logit - threshold + 1));
     const capped = input.target === 'rag' && ctx.config.rag_severity !== 'by_score';
-    const severity: Severity = !capped && logit >= threshold + 3 ? 'high' : 'medium';
+    // Text the normaliser had to undo (decoded, leetspeak, spaced, hidden characters) that the
+    // model recognises only once undone (the original alone stays under the threshold): the
+    // disguise is evidence too, so two logits over the threshold block instead of three (the
+    // undone view scores a little lower than the plain text would). Text that reads the same
+    // either way (code with a few `\n` escapes, HTML with `&amp;`) keeps the usual margin.
+    const hidden = view.kind !== 'original' && disguised(input) && !(c.score(input.views[0]!.text).logit >= thresholdFor(input.views[0]!.text));
+    const margin = hidden ? DISGUISED_HIGH_MARGIN : HIGH_MARGIN;
+    const severity: Severity = !capped && logit >= threshold + margin ? 'high' : 'medium';
     return [{
       attackType, severity, confidence: Number(confidence.toFixed(3)),
       ruleId: `classifier.${attackType}`,

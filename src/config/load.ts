@@ -152,6 +152,8 @@ function checkAuthConsistency(config: WardenConfig, problems: string[]): void {
   if ((backend === 'memory' || backend === 'sqlite') && config.redis.url) {
     problems.push(`storage.backend = "${backend}" but redis.url is set: with Redis, data lives in Redis; remove storage.backend or redis.url`);
   }
+  const { headers_timeout_ms: headers, request_timeout_ms: request } = config.server;
+  if (headers > request) problems.push(`server.headers_timeout_ms = ${headers}: expected at most server.request_timeout_ms (${request}); the headers are part of the request`);
   const names = new Set<string>();
   config.providers.forEach((p, i) => {
     if (names.has(p.name)) problems.push(`providers[${i}].name = "${p.name}": expected unique provider names`);

@@ -40,6 +40,9 @@ export interface WardenConfig {
     trust_proxy: boolean;
     secure_cookies: boolean;
     shutdown_timeout_ms: number;
+    headers_timeout_ms: number;
+    request_timeout_ms: number;
+    max_pending_connections_per_ip: number;
     instance_id?: string;
   };
   auth: {

@@ -55,7 +55,8 @@ const AJV_LOGGER = {
 };
 
 export class Api {
-  readonly router = new Router();
+  /** Case-sensitive: `/V1/KEYS` is no route (docs/api.md, "Paths"). */
+  readonly router = new Router({ sensitive: true });
   readonly operations: Operation[] = [];
   // `unicode: false`: maxLength/minLength count UTF-16 code units (String.length), in O(1), the
   // unit of the scan pool's own input limit. Counted in code points, a text of 524,289-1,048,576

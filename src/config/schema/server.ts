@@ -9,6 +9,26 @@ export const serverSchema = {
     trust_proxy: { type: 'boolean', default: false, description: 'Take the client address from X-Forwarded-For (behind a reverse proxy).' },
     secure_cookies: { type: 'boolean', default: false, description: 'Mark the session cookie Secure (set when served over TLS).' },
     shutdown_timeout_ms: { type: 'integer', minimum: 0, default: 10000, description: 'How long SIGTERM waits for in-flight requests.' },
+    headers_timeout_ms: {
+      type: 'integer',
+      minimum: 1000,
+      maximum: 600000,
+      default: 10000,
+      description: "How long a client may take to send a request's headers (Node's server.headersTimeout); then the connection is closed with 408.",
+    },
+    request_timeout_ms: {
+      type: 'integer',
+      minimum: 1000,
+      maximum: 3600000,
+      default: 30000,
+      description: 'How long a client may take to send a whole request, headers and body (Node\'s server.requestTimeout); then 408 and the connection is closed. Not a limit on the answer: a streamed completion may run longer. At least headers_timeout_ms.',
+    },
+    max_pending_connections_per_ip: {
+      type: 'integer',
+      minimum: 0,
+      default: 64,
+      description: 'Connections one client address may hold open before any request on them has been answered with a credential accepted (sockets still sending headers, idle new sockets); more are closed at once. 0 = no cap.',
+    },
     instance_id: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$', description: 'Stable instance id; random per start when unset.' },
   },
 } as const;

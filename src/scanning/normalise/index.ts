@@ -4,16 +4,23 @@
  *  - 'normalised': NFKC, lower case, diacritics off, look-alikes to ASCII, invisible and bidi
  *    controls removed, Unicode tag characters revealed as the ASCII they encode, s p a c e d
  *    letters joined, leetspeak words mapped back to letters;
- *  - 'decoded:base64' | 'decoded:hex' | 'decoded:url' | 'decoded:rot13': decoded payloads, which
- *    are expanded again (kind 'decoded:base64/normalised', 'decoded:base64/decoded:hex', ...)
- *    up to MAX_DEPTH, within a budget of decoded characters.
+ *  - 'decoded:base64' | 'decoded:hex' | 'decoded:url' | 'decoded:rot13' | 'decoded:base32':
+ *    decoded payloads;
+ *  - 'decoded:json' (JSON string escapes, `\u0418`, `\n`, `\"` ...) | 'decoded:html' (character
+ *    references, `&#73;`, `&#x49;`, `&lt;`) | 'decoded:reversed' (the text reversed, when it reads
+ *    as reversed words or holds a right-to-left override): the whole text with that layer undone.
+ * Every decoded view is expanded again (kind 'decoded:base64/normalised',
+ * 'decoded:json/decoded:base64', ...) up to MAX_DEPTH, within a budget of decoded characters.
+ * The new layers' triggers are cheap string tests run here (a backslash, an ampersand, the
+ * reversed-word pattern) rather than triage patterns, which the rule prefilter's sets and the
+ * vectorscan addon's C triage mirror.
  * Every view maps its offsets back to the original text (TextView.toOriginal).
  */
 import type { NormalisationSignals, NormalisedInput, Span, Target, TextView } from '../types.js';
 import { identity, identityView, MappedTextBuilder } from './mapped.js';
-import { triage, type Triage } from './triage.js';
+import { ROT13_WORDS, triage, type Triage } from './triage.js';
 import { CharClass, classify, fold, isCombiningMark, tagToAscii } from './unicode.js';
-import { decodeBase64, decodeHex, decodeUrl, rot13 } from './decode.js';
+import { decodeBase32, decodeBase64, decodeHex, decodeHtmlEntities, decodeJsonEscapes, decodeUrl, HTML_ENTITY, JSON_ESCAPE, REVERSED_TRIGGER, reverseText, rot13 } from './decode.js';
 import { joinSpacedLetters, mapLeetspeak } from './words.js';
 
 export const MAX_DEPTH = 3;
@@ -68,7 +75,7 @@ function expand(
     const b = buildNormalised(text, t, signals);
     if (b !== null && views.length < MAX_VIEWS) views.push(b.toView(`${prefix}normalised`, toParent));
   }
-  if (t.rot13 && views.length < MAX_VIEWS && budget.chars >= text.length) {
+  if ((t.rot13 || looseRot13(text)) && views.length < MAX_VIEWS && budget.chars >= text.length) {
     budget.chars -= text.length;
     signals.decodedPayloads++;
     views.push(identityView(`${prefix}decoded:rot13`, rot13(text), toParent));
@@ -81,9 +88,21 @@ function expand(
   const srcToParent = visible === null ? toParent : (s: number, e: number) => { const sp = visible.toOriginal(s, e); return toParent(sp.start, sp.end); };
   const dt = visible === null ? t : triage(src);
   const decoders: Array<[string, typeof decodeBase64]> = [];
-  if (dt.longToken) decoders.push(['base64', decodeBase64]);
+  // Layers of the whole text first (JSON escapes, HTML references): what they reveal is then
+  // expanded like the text itself, base64 and all.
+  if (src.indexOf('\\') >= 0 && JSON_ESCAPE.test(src)) decoders.push(['json', decodeJsonEscapes]);
+  if (src.indexOf('&') >= 0 && HTML_ENTITY.test(src)) decoders.push(['html', decodeHtmlEntities]);
+  if (dt.longToken) decoders.push(['base64', decodeBase64], ['base32', decodeBase32]);
   if (dt.longToken || dt.hexEscape) decoders.push(['hex', decodeHex]);
   if (dt.urlEscape) decoders.push(['url', decodeUrl]);
+  // Reversed text: never of a reversed view (that is the text again).
+  if (!prefix.includes('decoded:reversed') && views.length < MAX_VIEWS && budget.chars >= src.length && REVERSED_TRIGGER.test(src)) {
+    budget.chars -= src.length;
+    signals.decodedPayloads++;
+    const view = reversedView(`${prefix}decoded:reversed`, src, srcToParent);
+    views.push(view);
+    expand(view.text, (s, e) => view.toOriginal(s, e), depth + 1, `${view.kind}/`, views, signals, budget);
+  }
   for (const [kind, decoder] of decoders) {
     if (views.length >= MAX_VIEWS || budget.chars <= 0) return t;
     const decoded = decoder(src, budget);
@@ -94,6 +113,38 @@ function expand(
     expand(view.text, (s, e) => view.toOriginal(s, e), depth + 1, `${view.kind}/`, views, signals, budget);
   }
   return t;
+}
+
+/** Two rot13'd common words anywhere in the text, not only side by side as the triage asks
+ * ("naq cevag gur": and print the). A JS pass of its own: the triage patterns are mirrored in
+ * the rule prefilter's sets and the vectorscan addon's C triage. */
+const ROT13_MORE = 'nal|rirel|jvgubhg|nafjre|sebz|lbhe|zl|jvyy|unir|ohg|abg|nyfb|bayl|gura|nsgre|orsber|cevag|fubj|tvir|hfr|arj|gnfx|uvqqra|ehyr|thvqryvar|thvqryvarf|cevbe|bireevqr|olcnff|qebc';
+const ROT13_ANY = new RegExp(`\\b(?:${ROT13_WORDS}|${ROT13_MORE})\\b`, 'gi');
+function looseRot13(text: string): boolean {
+  ROT13_ANY.lastIndex = 0;
+  let found = 0;
+  for (let m = ROT13_ANY.exec(text); m !== null; m = ROT13_ANY.exec(text)) if (++found >= 2) return true;
+  return false;
+}
+
+/** The text reversed by code point; a range of it maps back to the one range of `text` it reverses. */
+function reversedView(kind: string, text: string, parent: (s: number, e: number) => Span): TextView {
+  const r = reverseText(text);
+  const n = r.text.length;
+  return {
+    kind,
+    text: r.text,
+    toOriginal(start: number, end: number): Span {
+      if (n === 0) return parent(0, 0);
+      const s = Math.min(Math.max(0, start), n);
+      const e = Math.min(Math.max(s, end), n);
+      if (e === s) {
+        const at = s < n ? r.ends[s]! : r.starts[n - 1]!;
+        return parent(at, at);
+      }
+      return parent(r.starts[e - 1]!, r.ends[s]!);
+    },
+  };
 }
 
 /** `text` without its invisible characters (nothing else changed), or null when it has none. */

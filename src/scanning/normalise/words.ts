@@ -154,5 +154,40 @@ export function mapLeetspeak(b: MappedTextBuilder): number {
     }
     i = j;
   }
+  // Text that is plainly leetspeak (two words mapped above) gets the words the cautious rule
+  // leaves alone mapped too: a leet character only at the end or one letter ("byp455", "m3",
+  // "7h3"). Alone, those look like "mp3" and "h264"; among leet words they are leet words.
+  if (changed >= 2) changed += mapRemainingLeet(b);
+  return changed;
+}
+
+function mapRemainingLeet(b: MappedTextBuilder): number {
+  const n = b.length;
+  let changed = 0;
+  for (let i = 0; i < n; ) {
+    if (!isLeetToken(b.codeAt(i))) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < n && isLeetToken(b.codeAt(j))) j++;
+    let end = j;
+    while (end > i && b.codeAt(end - 1) === 33) end--; // a trailing "!" is punctuation
+    let letters = 0;
+    let leet = 0;
+    for (let p = i; p < end; p++) {
+      const c = b.codeAt(p);
+      if (c >= 97 && c <= 122) letters++;
+      else if (LEET[c] !== undefined) leet++;
+    }
+    if (letters >= 1 && leet >= 1 && j - i <= 24) {
+      for (let p = i; p < end; p++) {
+        const m = LEET[b.codeAt(p)];
+        if (m !== undefined) b.setCode(p, m);
+      }
+      changed++;
+    }
+    i = j;
+  }
   return changed;
 }
