@@ -5,7 +5,7 @@
  * Myanmar, Khmer, kana, CJK) every unit is a word of its own and an entry matches the units
  * joined from any unit on: substring matching, not a word segmenter. `Intl.Segmenter` was
  * tried first and dropped (docs/lab/concepts.md): about 35 KB/s on Chinese on this machine
- * (the scan path runs at tens of MB/s), it cut "プロンプト" into three pieces, and its word
+ * (the scan path runs at tens of MB/s), it cut "プロンプト" into four pieces, and its word
  * boundaries come from the ICU data of the Node build, so a model trained on one Node version
  * could see other features when scanning on another. Substring matching has none of that.
  * Elsewhere an entry matches whole words, a word ending in `*` as a prefix; in Hangul the last
