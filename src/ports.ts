@@ -1,6 +1,6 @@
 import type { EventType } from './events/types.js';
 import type { Threat } from './scanning/policy.js';
-import type { Target, Verdict } from './scanning/types.js';
+import type { AttackType, Severity, Target, Verdict } from './scanning/types.js';
 
 /**
  * Ports several folders share (providers, spend, proxy, scans): what they need from the rest of
@@ -27,6 +27,9 @@ export interface ScanContext {
   /** For a request's texts: maps a span of the scanned text to the message and field it is in
    * (the chat field map's segments), so the scan record's threats name them. */
   locate?: (span: { start: number; end: number }) => { message?: number; field: string; span: { start: number; end: number } } | null;
+  /** For output scans of the chat proxy: whether a found value is one the caller itself supplied
+   * (in its system, developer or user turns); such PII in the answer is not exposure. */
+  supplied?: (value: string) => boolean;
 }
 
 /** A threat as stored and returned (/v1/scan, /v1/scans, the chat proxy's errors): the policy's
@@ -51,4 +54,18 @@ export interface ScanOutcome {
  */
 export interface ChatScanner {
   scan(text: string, target: Target, ctx: ScanContext): Promise<ScanOutcome>;
+  /** Records findings made outside the scanner (the proxy's outcome guards) as a scan of `text`:
+   * policy, record, threat_detected. Optional: without it the proxy raises the events itself. */
+  record?(findings: ExternalFinding[], text: string, target: Target, ctx: ScanContext): Promise<ScanOutcome>;
+}
+
+/** A finding of a check that needs the conversation (src/proxy/outcome/), with what it saw. */
+export interface ExternalFinding {
+  attack_type: AttackType;
+  severity: Severity;
+  confidence: number;
+  detector: string;
+  rule_id: string;
+  message: string;
+  evidence: Record<string, unknown>;
 }

@@ -13,8 +13,13 @@
  *   an optimised suffix mostly does not.
  *
  * One pass over at most the last line; runs on the original text because case is a signal.
+ *
+ * A suffix follows a request: with `abstain_on_data` (default), a line whose head holds no run of
+ * words (src/scanning/structure.ts: a table row, a log line, a blob, a run of one character) is
+ * data, and the detector says nothing about it.
  */
 import type { DetectorPlugin, Finding, NormalisedInput } from '../../src/scanning/types.js';
+import { structureOf } from '../../src/scanning/structure.js';
 
 // '*' and '_' are left out: markdown emphasis and snake_case are everyday prose.
 const ODD = new Uint8Array(128);
@@ -204,14 +209,22 @@ export function suffixScoreBound(text: string): number {
   return bound;
 }
 
+/** Some run of words (a request) lies on the last line before the tail at `tailStart`. */
+function requestBefore(input: NormalisedInput, tailStart: number): boolean {
+  const text = input.original;
+  const structure = input.structure ?? structureOf(text);
+  const lineStart = text.lastIndexOf('\n', tailStart - 1) + 1;
+  return structure.segments.some((seg) => seg.start < tailStart && seg.end > lineStart);
+}
+
 const plugin: DetectorPlugin = {
   meta: {
     name: 'adversarial-suffix',
     version: '1.0.0',
     description: 'Optimisation-based jailbreak suffixes (GCG-style word salad of brackets, escapes and glued tokens) after a plain request.',
     targets: ['prompt', 'rag'],
-    defaultConfig: { min_score: 6.5 },
-    schema: { type: 'object', additionalProperties: false, required: ['min_score'], properties: { min_score: { type: 'number', exclusiveMinimum: 0 } } },
+    defaultConfig: { min_score: 6.5, abstain_on_data: true },
+    schema: { type: 'object', additionalProperties: false, required: ['min_score'], properties: { min_score: { type: 'number', exclusiveMinimum: 0 }, abstain_on_data: { type: 'boolean' } } },
   },
   scan(input: NormalisedInput, ctx): Finding[] {
     const min = ctx.config.min_score as number;
@@ -219,6 +232,10 @@ const plugin: DetectorPlugin = {
     if (suffixScoreBound(input.original) < min) return [];
     const r = suffixScore(input.original);
     if (r.score < min) return [];
+    if (ctx.config.abstain_on_data !== false && !requestBefore(input, r.start)) {
+      ctx.note?.('abstain:not-language');
+      return [];
+    }
     return [{
       attackType: 'jailbreak', severity: r.score >= min * 2 ? 'high' : 'medium', confidence: Math.min(0.9, 0.5 + r.score / 40),
       ruleId: 'adversarial-suffix.token-salad',

@@ -17,7 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { WindowScorer, F_KNOWN } from './features.js';
 import { identifyLanguage } from './language.js';
-import type { DetectorPlugin, Finding, NormalisedInput, AttackType, Severity } from '../../src/scanning/types.js';
+import type { DetectorPlugin, Finding, NormalisedInput, AttackType, Severity, TextView } from '../../src/scanning/types.js';
+import { languageUnits, structureOf, unitText } from '../../src/scanning/structure.js';
 
 /** The format scripts/train-classifier writes. /1 and /2 (no checksum, no F_SOLO) still load. */
 export const MODEL_FORMAT = 'warden-hashed-logreg/3';
@@ -210,6 +211,12 @@ function classifierFor(config: Record<string, unknown>): Classifier {
 
 const sigmoid = (z: number): number => 1 / (1 + Math.exp(-z));
 
+/** Share of language (src/scanning/structure.ts) from which a text with data in it is also
+ * scored whole. Chosen on the property test's generator and the development set: at 0.2 logs of
+ * short messages are flagged again (0.3 % of generated texts), at 0.5 fewer dev-set documents
+ * are caught. */
+export const WHOLE_TEXT_SHARE = 0.35;
+
 const HIGH_MARGIN = 3;
 const DISGUISED_HIGH_MARGIN = 2;
 
@@ -234,7 +241,10 @@ const plugin: DetectorPlugin = {
     // as on prompts. Documents are where the model is least sure (docs/detectors.md).
     // language_thresholds: true = the model's per-language thresholds (lang_thresholds), the
     // language identified from the text; off by default (docs/lab/concepts.md has the figures).
-    defaultConfig: { model: null as string | null, threshold_logit: null as number | null, threshold_logit_long: null as number | null, view: 'normalised', rag_severity: 'medium', language_thresholds: false },
+    // abstain_on_data: true = score only the parts of the text that read as natural language
+    // (src/scanning/structure.ts) and say nothing on data alone (tables, logs, hashes, blobs, runs
+    // of one character); false = score the whole view as it is.
+    defaultConfig: { model: null as string | null, threshold_logit: null as number | null, threshold_logit_long: null as number | null, view: 'normalised', rag_severity: 'medium', abstain_on_data: true, language_thresholds: false },
     schema: {
       type: 'object',
       additionalProperties: false,
@@ -245,6 +255,7 @@ const plugin: DetectorPlugin = {
         threshold_logit_long: { type: ['number', 'null'] },
         view: { type: 'string', minLength: 1 },
         rag_severity: { enum: ['medium', 'by_score'] },
+        abstain_on_data: { type: 'boolean' },
         language_thresholds: { type: 'boolean' },
       },
     },
@@ -262,24 +273,62 @@ const plugin: DetectorPlugin = {
       const fromModel = ctx.config.language_thresholds === true ? c.thresholdFor(input.original, long) : long ? c.model.threshold_logit_long ?? c.model.threshold_logit : c.model.threshold_logit;
       return typeof configured === 'number' ? configured : fromModel;
     };
+    const gated = ctx.config.abstain_on_data !== false;
+    let abstained = false;
+    /** The view's best logit, or null when it holds no language (abstain on it). Data is not
+     * language: only the language pieces of the view are scored (an instruction in a CSV cell,
+     * a log message or a code comment still is one), each apart; the threshold is the one the
+     * whole view gets (pieces of a long text are judged as its windows are, the best of many). */
+    const scoreView = (v: TextView): { logit: number; start: number; end: number } | null => {
+      if (!gated) return c.score(v.text);
+      const structure = v.kind === 'original' ? input.structure ?? structureOf(v.text) : structureOf(v.text);
+      const units = languageUnits(v.text, structure);
+      if (units.length === 0) {
+        abstained = true;
+        return null;
+      }
+      // Mostly language with some data in it (a message in a tool result's JSON, an e-mail
+      // with its headers): the whole text is read as well, as the model was trained to read it.
+      // A log's messages or a table's short cells stay below this share.
+      if (structure.languageShare >= WHOLE_TEXT_SHARE && units.length > 1) units.push([{ start: 0, end: v.text.length }]);
+      let best: { logit: number; start: number; end: number } | null = null;
+      const seen = new Set<string>();
+      for (const unit of units) {
+        const u = unitText(v.text, unit);
+        if (seen.has(u.text)) continue;
+        seen.add(u.text);
+        const r = c.score(u.text);
+        if (best === null || r.logit > best.logit) best = { logit: r.logit, ...u.toSource(r.start, r.end) };
+      }
+      return best;
+    };
     let view = input.views.find((v) => v.kind === wanted) ?? input.views[0]!;
-    let { logit, start, end } = c.score(view.text);
+    let logit = -Infinity;
+    let start = 0;
+    let end = 0;
     let threshold = thresholdFor(view.text);
+    const first = scoreView(view);
+    if (first !== null) ({ logit, start, end } = first);
     // A payload the normaliser decoded (base64, JSON escapes, reversed, ...) is read as well, so
     // an injection only the model recognises is not hidden by encoding it; the best margin wins.
-    // Only inputs that carried an encoding pay for it, and at most MAX_DECODED_VIEWS views.
+    // Only inputs that carried an encoding pay for it, and at most MAX_DECODED_VIEWS views. A
+    // decoded view that is not language (random bytes, a hash) is not read.
     let decodedViews = 0;
     for (const v of input.views) {
       if (!v.kind.startsWith('decoded:') || ++decodedViews > MAX_DECODED_VIEWS) continue;
-      const s = c.score(v.text);
+      const sv = scoreView(v);
+      if (sv === null) continue;
       const t = thresholdFor(v.text);
-      if (s.logit - t > logit - threshold) {
-        ({ logit, start, end } = s);
+      if (sv.logit - t > logit - threshold) {
+        ({ logit, start, end } = sv);
         threshold = t;
         view = v;
       }
     }
-    if (!(logit >= threshold)) return [];
+    if (!(logit >= threshold)) {
+      if (abstained && logit === -Infinity) ctx.note?.('abstain:not-language');
+      return [];
+    }
     const windowText = view.text.slice(start, end);
     const attackType: AttackType = input.target === 'rag' ? 'indirect_injection' : c.typeLogit(windowText) > 0 ? 'jailbreak' : 'prompt_injection';
     const confidence = Math.min(0.95, sigmoid(logit - threshold + 1));

@@ -12,7 +12,8 @@ import type { DetectorPlugin, Finding, NormalisedInput, Severity, Span } from '.
 
 export type PiiKind = 'card' | 'iban' | 'email' | 'phone';
 
-const CARD = new RE2('(?:^|[^0-9])((?:\\d[ -]?){12,18}\\d)(?:[^0-9]|$)', 'gu');
+// Not glued to letters: digits inside a hex hash, a UUID or a base64 blob are not a card.
+const CARD = new RE2('(?:^|[^0-9A-Za-z])((?:\\d[ -]?){12,18}\\d)(?:[^0-9A-Za-z]|$)', 'gu');
 const IBAN = new RE2('\\b([A-Z]{2}\\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?)\\b', 'gu');
 const EMAIL = new RE2('\\b[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\\.){1,8}[A-Za-z]{2,24}\\b', 'gu');
 // E.164 (+ and 8-15 digits, separators allowed) or a national number with area-code shape.
@@ -32,6 +33,23 @@ export function luhnValid(digits: string): boolean {
     double = !double;
   }
   return digits.length >= 13 && sum % 10 === 0;
+}
+
+/**
+ * Card numbers are written whole or in even groups (4-4-4-4, 4-4-4-4-3, 4-4-5, one digit at a time),
+ * or in the issuers' uneven ones: 4-6-5 (Amex), 4-6-4 (Diners). A run of numbers of mixed
+ * lengths separated by spaces ("492 5 4 264 13 936") is a list, not a card.
+ */
+export function cardGrouping(value: string): boolean {
+  const groups = value.split(/[ -]/).map((g) => g.length);
+  if (groups.length === 1) return true;
+  // Two long numbers side by side ("1063606 6423197") are two numbers.
+  // Pairs ("6f 59 15 f3 75 a4 ...", a hex dump) are bytes, not card groups.
+  if (groups.length === 2 || groups[0]! > 6 || groups[0] === 2) return false;
+  if (groups.length === 3 && groups[0] === 4 && groups[1] === 6 && (groups[2] === 4 || groups[2] === 5)) return true;
+  for (let i = 1; i < groups.length - 1; i++) if (groups[i] !== groups[0]) return false;
+  // The last group may run short (4-4-4-4-3) or a little long (4-4-5).
+  return groups[groups.length - 1]! <= groups[0]! + 2;
 }
 
 /** Issuer prefixes that real card numbers start with (Visa, Mastercard, Amex, Discover, JCB, UnionPay, Diners, Maestro). */
@@ -134,7 +152,7 @@ function findPiiKinds(text: string, kindSet: number, max: number): Map<PiiKind, 
   const kinds = piiGates(text, kindSet);
   if (kinds === 0) return null;
   const out = new Map<PiiKind, Span[]>();
-  const cards = kinds & CARD_BIT ? collect(CARD, text, 1, (v) => { const d = v.replace(/[ -]/g, ''); return plausibleCard(d) && luhnValid(d); }, max) : [];
+  const cards = kinds & CARD_BIT ? collect(CARD, text, 1, (v) => { const d = v.replace(/[ -]/g, ''); return cardGrouping(v) && plausibleCard(d) && luhnValid(d); }, max) : [];
   if (cards.length) out.set('card', cards);
   if (kinds & IBAN_BIT) { const s = collect(IBAN, text, 1, ibanValid, max); if (s.length) out.set('iban', s); }
   if (kinds & EMAIL_BIT) { const s = collect(EMAIL, text, 0, (v) => !RESERVED_DOMAIN.test(v), max); if (s.length) out.set('email', s); }

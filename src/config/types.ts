@@ -1,5 +1,16 @@
 import type { Severity } from '../scanning/types.js';
 
+/** security.outcome: the chat proxy's outcome guards (defaults in src/proxy/outcome/settings.ts). */
+export interface OutcomeConfig {
+  leakage?: { enabled?: boolean; min_shingles?: number; min_fraction?: number; max_shingles?: number; min_chars?: number; char_fraction?: number; max_chars?: number; translated?: boolean; min_rare_tokens?: number; rare_fraction?: number };
+  protected_values?: { enabled?: boolean; min_length?: number; values?: string[]; by_caller?: Record<string, string[]> };
+  tool_hijack?: { enabled?: boolean; unknown_is_sink?: boolean; trusted_destinations?: string[] };
+  markdown_exfil?: { enabled?: boolean };
+  input_check?: { enabled?: boolean };
+  /** Tool name → what it does (send, pay, post, fetch, delete, run: sinks; read: not). */
+  tools?: Record<string, 'send' | 'pay' | 'post' | 'fetch' | 'delete' | 'run' | 'read'>;
+}
+
 export type Role = 'admin' | 'analyst' | 'service';
 export const ROLES: readonly Role[] = ['admin', 'analyst', 'service'];
 
@@ -75,6 +86,8 @@ export interface WardenConfig {
     canary: boolean;
     input: { scan_system_turns: boolean };
     output: { link_allowlist: string[] };
+    /** The chat proxy's outcome guards (src/proxy/outcome/settings.ts). */
+    outcome?: OutcomeConfig;
   };
   limits: { max_body_bytes: number; batch_max_items: number; max_json_depth: number };
   redis: { url?: string; key_prefix: string };

@@ -20,6 +20,8 @@ import {
   type OutputVerdict,
 } from './output-guard.js';
 import type { ChatScanner, EventSink, ScanContext, ScanOutcome } from '../ports.js';
+import { OutcomeGate, completionToolCalls } from './outcome/gate.js';
+import { OutcomeSession, type OutcomeSettings } from './outcome/session.js';
 
 /** The `security.*` settings the proxy reads on every request (so a reload applies at once). */
 export interface ChatSettings {
@@ -62,6 +64,8 @@ export interface ChatDeps {
   spend?: SpendTracker;
   metrics?: ProxyMetrics;
   events?: EventSink;
+  /** The outcome guards' settings for this request (security.outcome); none: off. */
+  outcome?: () => OutcomeSettings;
 }
 
 const sse = (obj: unknown) => `data: ${JSON.stringify(obj)}\n\n`;
@@ -107,7 +111,16 @@ export class ChatService {
     const upstreamReq: ChatRequest = canary ? plantCanary(input, canary) : { ...input };
     // Output scans also name the provider that answered (known once routed).
     const outputCtx: Omit<ScanContext, 'source'> = { ...base };
-    const check = this.outputCheck(settings, canary, outputCtx);
+    const outcome = this.outcomeGate(input, call, outputCtx, enforce);
+    const asked = outcome ? await outcome.input(groups.map((g) => g.text).join('\n\n')) : null;
+    if (asked?.blocked) {
+      this.deps.metrics?.blocked.inc({ phase: 'input' });
+      throw new WardenError(400, 'security_violation', 'The request was blocked by a security policy: it asks for what the system prompt protects.', {
+        code: 'prompt_blocked',
+        extra: { threat_ids: asked.threat_ids, scan_ids: asked.scan_ids },
+      });
+    }
+    const check = this.outputCheck(settings, canary, outputCtx, outcome);
 
     if (!input.stream) {
       const routed = await this.deps.router.complete(upstreamReq, call.signal);
@@ -118,6 +131,7 @@ export class ChatService {
       let verdict: OutputVerdict | null;
       try {
         verdict = text ? await check(text, false) : null;
+        if (outcome && !verdict?.blocked) verdict = (await outcome.toolCalls(completionToolCalls(completion))) ?? verdict;
       } finally {
         // Paid for whatever the scan decided; priced and counted once the answer is out.
         const usage = completion.usage;
@@ -146,7 +160,7 @@ export class ChatService {
       { stream: 'true' },
       Math.max(0, performance.now() - started - routed.upstreamMs - routed.wastedMs - inputScanMs) / 1000,
     );
-    const frames = this.frames(routed.result, routed.provider.name, input, call, settings, check);
+    const frames = this.frames(outcome ? outcome.tap(routed.result) : routed.result, routed.provider.name, input, call, settings, check);
     // Pull the first frame now: anything that fails before it becomes a proper HTTP status.
     const first = await frames.next();
     return { kind: 'stream', frames: prepend(first, frames) };
@@ -195,25 +209,34 @@ export class ChatService {
     }
   }
 
-  /** Output scan for this request: the scanning pool plus, when planted, the canary. */
-  private outputCheck(settings: ChatSettings, canary: string | null, base: Omit<ScanContext, 'source'>): OutputCheck {
+  /** The outcome guards of this request (src/proxy/outcome/), or null when off or nothing to guard. */
+  private outcomeGate(req: ChatRequest, call: ChatCall, ctx: Omit<ScanContext, 'source'>, enforce: boolean): OutcomeGate | null {
+    const s = this.deps.outcome?.();
+    if (!s) return null;
+    const session = new OutcomeSession(req, call.caller, s);
+    return session.active ? new OutcomeGate(session, { scanner: this.deps.scanner, events: this.deps.events, ctx, enforce }) : null;
+  }
+
+  /** Output scan for this request: the scanning pool, the outcome guards' text checks and, when planted, the canary. */
+  private outputCheck(settings: ChatSettings, canary: string | null, base: Omit<ScanContext, 'source'>, outcome: OutcomeGate | null = null): OutputCheck {
     const enforce = settings.mode === 'enforce';
     return async (text, partial) => {
       const t0 = performance.now();
       let s: ScanOutcome;
       try {
-        s = await this.deps.scanner.scan(text, 'output', { ...base, source: 'output', partial });
+        s = await this.deps.scanner.scan(text, 'output', { ...base, source: 'output', partial, ...(outcome ? { supplied: outcome.supplied } : {}) });
       } catch (err) {
         // The scanner refuses a text over its input limit (code invalid_input). An answer that
         // long cannot be scanned, so it is not released: a 502, as for an oversized body.
         if ((err as { code?: unknown }).code === 'invalid_input') throw upstreamAnswerTooLong(base.provider ?? 'upstream', (err as Error).message);
         throw err;
       }
-      const verdict: OutputVerdict = {
+      let verdict: OutputVerdict = {
         blocked: enforce && s.verdict === 'block',
         threat_ids: s.threats.map((t) => t.threat_id),
         scan_ids: [s.scan_id],
       };
+      if (outcome && !verdict.blocked) verdict = await outcome.text(text, verdict);
       if (canary && leaksCanary(text, canary)) {
         const threatId = this.canaryLeak(s.scan_id, base, enforce);
         verdict.blocked = enforce;

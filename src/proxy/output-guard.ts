@@ -24,7 +24,7 @@ export class OutputBlockedError extends WardenError {
   constructor(readonly verdict: OutputVerdict) {
     super(400, 'security_violation', 'The model output was blocked by a security policy.', {
       code: 'output_blocked',
-      extra: { threat_ids: verdict.threat_ids },
+      extra: { threat_ids: verdict.threat_ids, scan_ids: verdict.scan_ids },
     });
   }
 }

@@ -13,6 +13,8 @@ import { MemorySpendStore, RedisSpendStore, type SpendStore } from '../spend/sto
 import { SpendTracker } from '../spend/tracker.js';
 import { ChatService, DEFAULT_CHAT_SETTINGS, type ChatSettings } from './chat.js';
 import { createProxyMetrics, type ProxyMetrics } from '../metrics/proxy.js';
+import { outcomeSettings } from './outcome/settings.js';
+import type { OutcomeConfig } from '../config/types.js';
 import type { ChatScanner, EventSink } from '../ports.js';
 
 /** The sections of warden.yaml the proxy reads (a subset of WardenConfig, so tests can pass less). */
@@ -21,6 +23,8 @@ export type ProxyConfig = Pick<WardenConfig, 'providers' | 'pricing' | 'spend' |
     stream_chunk_chars?: number;
     stream_overlap_chars?: number;
     input?: { scan_system_turns?: boolean };
+    output?: { link_allowlist?: string[] };
+    outcome?: OutcomeConfig;
   };
 };
 
@@ -83,7 +87,7 @@ export function createProxy(w: ProxyWiring): Proxy {
     const hc = c.health_checks ?? { interval_ms: 30_000, timeout_ms: 5_000, degraded_latency_ms: 2_000 };
     const health = new ProviderHealth(router.adapters, healthStore, { ...hc, instanceId: w.instanceId }, w.events, metrics);
     router.attachHealth(health);
-    const chat = new ChatService({ router, scanner: w.scanner, settings: () => chatSettings(w.config()), spend, metrics, events: w.events });
+    const chat = new ChatService({ router, scanner: w.scanner, settings: () => chatSettings(w.config()), spend, metrics, events: w.events, outcome: () => outcomeSettings(w.config().security.outcome, w.config().security.output?.link_allowlist ?? []) });
     if (w.healthChecks !== false && providers.length > 0) health.start();
     return { router, health, chat, key: JSON.stringify(c.providers ?? []) + JSON.stringify(hc) };
   };

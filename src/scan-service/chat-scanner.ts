@@ -13,8 +13,13 @@ export function chatScannerOf(service: ScanService): ChatScanner {
       const record = await service.scan(
         ctx.locate ? { messages: [{ text, target, locate: ctx.locate }] } : { text, target },
         { requestId: ctx.requestId, caller: ctx.caller, provider: ctx.provider, model: ctx.model },
-        { record: ctx.partial ? 'if_threats' : true, awaitRecord: 'if_threats' },
+        { record: ctx.partial ? 'if_threats' : true, awaitRecord: 'if_threats', ...(ctx.supplied ? { supplied: ctx.supplied } : {}) },
       );
+      return { scan_id: record.scan_id, verdict: record.verdict, threats: record.threats };
+    },
+    async record(findings, text, target, ctx) {
+      const threats = findings.map((f) => ({ attackType: f.attack_type, severity: f.severity, confidence: f.confidence, ruleId: f.rule_id, detector: f.detector, message: f.message, spans: [], evidence: f.evidence }));
+      const record = await service.recordFindings(text, target, threats, { requestId: ctx.requestId, caller: ctx.caller, provider: ctx.provider, model: ctx.model });
       return { scan_id: record.scan_id, verdict: record.verdict, threats: record.threats };
     },
   };

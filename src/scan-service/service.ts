@@ -3,6 +3,7 @@ import type { WardenConfig } from '../config/types.js';
 import type { EventSink, ScanThreat } from '../ports.js';
 import { log } from '../log.js';
 import { applyPolicy, type PolicyResult, type ScanPolicy } from '../scanning/policy.js';
+import type { EngineThreat } from '../scanning/engine.js';
 import type { DetectionResult, ScanPool } from '../scanning/pool.js';
 import type { ActionTaken, Span, Target, Verdict } from '../scanning/types.js';
 import { StorageWriteError } from '../storage/errors.js';
@@ -46,6 +47,12 @@ export interface ScanOptions {
    * Redis takes a round trip off each of its two scans and their work off the request's path).
    */
   awaitRecord?: 'always' | 'if_threats';
+  /**
+   * The chat proxy's output scans: whether a value is one the caller supplied in its own turns.
+   * A blocking pii_exposure threat whose every span is such a value is flagged, not blocked (an
+   * IBAN the system prompt gave for a payment tool call is not a leak); the record says so.
+   */
+  supplied?: (value: string) => boolean;
 }
 
 /**
@@ -84,6 +91,16 @@ export class ScanService {
         ? [await this.deps.pool.scan({ text: parts[0]!.text, target: parts[0]!.target })]
         : await Promise.all(parts.map((p) => this.deps.pool.scan({ text: p.text, target: p.target })));
     return this.finish(parts, outcomes, who, performance.now() - started, opts);
+  }
+
+  /**
+   * Records findings a check outside the engine made (the chat proxy's outcome guards, which
+   * need the whole conversation): same policy, record and threat_detected events as a scan of
+   * `text`, stored before it returns (a block's error names the scan).
+   */
+  async recordFindings(text: string, target: Target, findings: EngineThreat[], who: ScanCaller): Promise<ScanRecord> {
+    const riskScore = findings.reduce((m, f) => Math.max(m, f.confidence), 0);
+    return this.finish([{ text, target }], [{ threats: findings, riskScore, failures: [], timings: {}, latencyMs: 0, rulesVersion: '' }], who, 0, { record: true, awaitRecord: 'always' });
   }
 
   /** Many subjects at once, spread over the pool in one go; order kept. */
@@ -157,6 +174,7 @@ export class ScanService {
       }
     }
     const text = parts.length === 1 ? parts[0]!.text : parts.map((p) => p.text).join('\n');
+    if (opts.supplied && parts.length === 1 && verdict === 'block') verdict = suppliedPii(threats, text, opts.supplied, error);
     const { store_input: storeInput, excerpt_chars: excerptChars } = config.storage;
     const record: ScanRecord = {
       scan_id: newId('scn'),
@@ -198,6 +216,7 @@ export class ScanService {
           rule_id: t.rule_id,
           request_id: who.requestId,
           caller: who.caller,
+          ...(t.evidence ? { evidence: t.evidence } : {}),
         },
         t.threat_id,
       );
@@ -241,6 +260,18 @@ function recordFailed(err: unknown, record: ScanRecord): void {
 }
 
 const RANK: Record<Verdict, number> = { allow: 0, flag: 1, block: 2 };
+
+/** Blocking PII threats on values the caller supplied become flagged; the verdict that is left. */
+function suppliedPii(threats: ScanThreat[], text: string, supplied: (value: string) => boolean, error: PolicyResult['error']): Verdict {
+  for (const t of threats) {
+    if (t.attack_type !== 'pii_exposure' || t.action_taken !== 'blocked' || !t.spans.length) continue;
+    if (!t.spans.every((s) => supplied(text.slice(s.start, s.end)))) continue;
+    t.action_taken = 'flagged';
+    t.message += ' (a value the caller supplied in its own turns: not blocked)';
+  }
+  if (threats.some((t) => t.action_taken === 'blocked') || (error && error.fail_mode === 'closed')) return 'block';
+  return 'flag';
+}
 
 /** A threat's spans moved from a part's text to the message and field they start in. */
 function located(t: ScanThreat, locate: NonNullable<ScanPart['locate']>): ScanThreat {

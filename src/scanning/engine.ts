@@ -63,6 +63,8 @@ export interface EngineThreat {
   spans: Span[];
   /** Rule ids of weaker findings folded into this one. */
   related?: string[];
+  /** What a context-aware check saw (the proxy's outcome guards: which argument, where a destination entered). */
+  evidence?: Record<string, unknown>;
 }
 
 export type FailureKind = 'detector_error' | 'timeout' | 'worker_crash' | 'overloaded';

@@ -37,6 +37,8 @@ export interface Threat {
   rule_id: string;
   message: string;
   spans: Span[];
+  /** Set by context-aware checks (the proxy's outcome guards): what they saw. */
+  evidence?: Record<string, unknown>;
 }
 
 export interface ScanErrorMarker {
@@ -83,6 +85,7 @@ export function applyPolicy(outcome: PolicyInput, policy: ScanPolicy = DEFAULT_P
       rule_id: t.ruleId,
       message: t.message,
       spans: t.spans,
+      ...(t.evidence ? { evidence: t.evidence } : {}),
     };
   });
   let error: ScanErrorMarker | null = null;

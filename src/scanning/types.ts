@@ -7,6 +7,8 @@
  * their own config and the compiled rule set.
  */
 
+import type { TextStructure } from './structure.js';
+
 export type Severity = 'low' | 'medium' | 'high' | 'critical';
 export const SEVERITIES: readonly Severity[] = ['low', 'medium', 'high', 'critical'];
 /** Order of severities, for comparing two (the engine keeps the worst of merged findings, the
@@ -22,7 +24,8 @@ export type AttackType =
   | 'obfuscation'
   | 'secret_exposure'
   | 'pii_exposure'
-  | 'canary_leak';
+  | 'canary_leak'
+  | 'tool_hijack';
 export const ATTACK_TYPES: readonly AttackType[] = [
   'prompt_injection',
   'indirect_injection',
@@ -33,6 +36,7 @@ export const ATTACK_TYPES: readonly AttackType[] = [
   'secret_exposure',
   'pii_exposure',
   'canary_leak',
+  'tool_hijack',
 ];
 
 /** Where a text came from. `prompt`: user turns and prompts; `rag`: retrieved documents and
@@ -82,6 +86,10 @@ export interface NormalisedInput {
    * string argument to UTF-8 on every call (and maps offsets back); a Buffer it reads as is.
    * With `ascii`, match offsets in it are string offsets. Set by normalise(). */
   readonly originalUtf8?: Buffer;
+  /** Where the original reads as natural language and where it is data (tables, logs, hashes,
+   * blobs, runs of one character): computed on first use, once per text, and shared by every
+   * plugin (structure.ts). Set by normalise(); plugins compute it themselves when absent. */
+  readonly structure?: TextStructure;
 }
 
 /** A rule from rules/*.yaml that matched one view of the input. */

@@ -51,6 +51,7 @@ export const threatSchema: JsonSchema = {
     message: { type: 'string' },
     spans: { type: 'array', items: spanSchema, description: 'Offsets (UTF-16 code units) in the original input, or in messages[message_index].' },
     message_index: { type: 'integer' },
+    evidence: { type: 'object', description: 'Context-aware checks (the chat proxy\'s outcome guards): what was seen, e.g. the tool-call argument and where its destination entered.' },
     field: { type: 'string', description: 'For messages input: the field the spans are offsets in, e.g. messages[2].content[0].text.' },
   },
 };

@@ -22,6 +22,7 @@ import { ROT13_WORDS, triage, type Triage } from './triage.js';
 import { CharClass, classify, fold, isCombiningMark, tagToAscii } from './unicode.js';
 import { decodeBase32, decodeBase64, decodeHex, decodeHtmlEntities, decodeJsonEscapes, decodeUrl, HTML_ENTITY, JSON_ESCAPE, REVERSED_TRIGGER, reverseText, rot13 } from './decode.js';
 import { joinSpacedLetters, mapLeetspeak } from './words.js';
+import { structureOf, type TextStructure } from '../structure.js';
 
 export const MAX_DEPTH = 3;
 export const MAX_VIEWS = 16;
@@ -44,6 +45,7 @@ export function normalise(text: string, target: Target, options: NormaliseOption
   const budget = { chars: options.maxDecodedChars ?? Math.min(1 << 20, Math.max(4096, text.length * 2)) };
   const t = expand(text, identity, 0, '', views, signals, budget, options.triage ?? triage);
   let utf8: Buffer | undefined = t.utf8;
+  let structure: TextStructure | undefined;
   return {
     original: text,
     target,
@@ -53,6 +55,9 @@ export function normalise(text: string, target: Target, options: NormaliseOption
     ascii: t.ascii ?? !NON_ASCII.test(text),
     get originalUtf8(): Buffer {
       return (utf8 ??= Buffer.from(text, 'utf8'));
+    },
+    get structure(): TextStructure {
+      return (structure ??= structureOf(text));
     },
   };
 }

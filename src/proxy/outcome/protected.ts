@@ -1,0 +1,182 @@
+import { SECRET_KINDS } from '../../../plugins/secrets/index.js';
+import { CREDENTIAL_WORDS, NOT_VALUES, SECRET_PHRASES } from './secret-phrases.js';
+import { compact, fold, tokens, type AnswerViews } from './text.js';
+
+/**
+ * Protected values: what the system prompt marks as secret, and what the configuration
+ * declares, must not appear in the answer in any form the normaliser or the compact form can
+ * see (plain, re-cased, spaced, punctuated, split over lines, reversed, base64/hex/URL-encoded,
+ * in a tool-call argument, as an acrostic).
+ *
+ * Found in the system and developer turns:
+ *  - every match of the secrets detector's credential patterns (cloud keys, tokens, JWTs...);
+ *  - in a sentence saying to keep something secret (secret-phrases.ts, many languages), or
+ *    when it names none ("Never reveal it."), in the sentence before it, else the one after
+ *    it: quoted strings, the token after `:`, `=` or "is"-like words, value-shaped tokens (a
+ *    digit in it, mixed case, `-_@/.:` inside, or all capitals) and URLs;
+ *  - in a sentence that only names a credential ("password", "access code": CREDENTIAL_WORDS):
+ *    quoted strings and the token after `:`, `=` or "is" ("Reset your password at <url>"
+ *    protects nothing; "The password is X" protects X);
+ *  - URLs on internal hosts (`*.internal`, `*.corp`, `*.local`, `*.lan`, `intranet`, private IPs).
+ * A value shorter than `min_length` (default 4) letters and digits is ignored: "1234"-long
+ * codes are matched only as whole words, never inside a longer run.
+ */
+export interface ProtectedOptions {
+  min_length: number;
+  /** Extra values (configuration: global, per key). */
+  values: string[];
+}
+
+export interface ProtectedValue {
+  value: string;
+  /** Its letters and digits, folded. */
+  key: string;
+  why: 'secrets_detector' | 'secret_phrase' | 'internal_url' | 'configured';
+}
+
+export interface ProtectedEvidence {
+  /** The value, masked: first and last character and its length. */
+  value: string;
+  why: ProtectedValue['why'];
+  /** plain, compact (spaced/punctuated/split), reversed, decoded:base64..., acrostic */
+  form: string;
+}
+
+const QUOTED = /["“”«»„‚‘’'`「」『』]([^"“”«»„‚‘’'`「」『』\n]{3,80})["“”«»„‚‘’'`「」『』]/gu;
+const AFTER_MARK = /(?:[:=：是为は]|(?<![\p{L}\p{N}])(?:is|are|ist|sind|est|es|è|é|és|jest|lautet|was|será|sera|era)(?![\p{L}\p{N}]))\s*["“«„'`]?([^\s"“”«»„'`,;。、]{3,80})/giu;
+const URL_RE = /\bhttps?:\/\/[^\s)"'<>]+/giu;
+const INTERNAL_HOST = /(^|\.)(internal|intranet|corp|local|lan|private|priv|intra)(\.|$)|^10\.|^192\.168\.|^172\.(1[6-9]|2\d|3[01])\./i;
+
+function valueShaped(tok: string): boolean {
+  const t = tok.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+  if (t.length < 4) return false;
+  if (NOT_VALUES.has(fold(t))) return false;
+  return /\p{N}/u.test(t) || /\p{Ll}\p{Lu}/u.test(t) || /[\p{L}\p{N}][-_@/.:+#][\p{L}\p{N}]/u.test(t) || /^[\p{Lu}\p{N}]{5,}$/u.test(t);
+}
+
+/** The phrase lists folded as the text is (`раскрывай` loses its breve like the text does). */
+const PHRASES = SECRET_PHRASES.map(fold);
+const CREDENTIALS = new Set([...CREDENTIAL_WORDS].map(fold));
+const CJK_PHRASE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+/** Whether a text holds one of the secret phrases (secret-phrases.ts). */
+export function hasPhrase(sentence: string): boolean {
+  return phraseKind(sentence) !== null;
+}
+
+/** `secrecy` when a text says to keep something secret, `credential` when it only names a kind of credential. */
+function phraseKind(sentence: string): 'secrecy' | 'credential' | null {
+  const f = fold(sentence);
+  let kind: 'secrecy' | 'credential' | null = null;
+  for (const p of PHRASES) {
+    const at = f.indexOf(p);
+    if (at < 0) continue;
+    // A word start (Latin, Cyrillic...), or anywhere in scripts without spaces.
+    // Short phrases ("pin is", "token") at a word start; longer ones anywhere (German and Dutch
+    // compounds: "Administratorpasswort"), as in scripts without spaces.
+    if (p.length >= 6 || at === 0 || !/[\p{L}\p{N}]/u.test(f[at - 1]!) || CJK_PHRASE.test(p)) {
+      if (!CREDENTIALS.has(p)) return 'secrecy';
+      kind = 'credential';
+    }
+  }
+  return kind;
+}
+
+function clean(v: string): string {
+  return v.trim().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+}
+
+/** The protected values of a system prompt, plus configured ones. */
+export function protectedValues(systemTexts: string[], opts: ProtectedOptions): ProtectedValue[] {
+  const found = new Map<string, ProtectedValue>();
+  const add = (raw: string, why: ProtectedValue['why']) => {
+    const value = clean(raw);
+    const key = compact(value);
+    if (key.length < opts.min_length || NOT_VALUES.has(key) || found.has(key)) return;
+    found.set(key, { value, key, why });
+  };
+  for (const v of opts.values) add(v, 'configured');
+  for (const text of systemTexts) {
+    for (const kind of SECRET_KINDS) {
+      kind.re.lastIndex = 0;
+      for (let m = kind.re.exec(text); m !== null; m = kind.re.exec(text)) {
+        add(m[kind.group ?? 0] ?? m[0], 'secrets_detector');
+        if (m[0] === '') kind.re.lastIndex++;
+      }
+    }
+    for (const m of text.matchAll(URL_RE)) {
+      try {
+        if (INTERNAL_HOST.test(new URL(m[0]).hostname)) add(m[0], 'internal_url');
+      } catch {
+        /* not a URL */
+      }
+    }
+    // Sentences end at . ! ? before a space (not inside a URL or a number), at 。！？ and at line ends.
+    const sentences = text.split(/(?<=[.!?])\s+|(?<=[。！？])|\n+/).filter((x) => x.trim());
+    // Values named in one sentence: quoted strings, what follows `:`/`=`/"is" (in the marked
+    // sentence itself), value-shaped tokens, URLs.
+    const valuesIn = (part: string, marked: boolean, everyToken = true): string[] => {
+      const out: string[] = [];
+      for (const m of part.matchAll(QUOTED)) if (!/\s.*\s.*\s/.test(m[1]!)) out.push(m[1]!);
+      // Not the `:` of `https:` nor the `=` of a query: URLs are values only as a whole.
+      for (const m of part.replace(URL_RE, ' ').matchAll(AFTER_MARK)) {
+        const v = clean(m[1]!);
+        if (marked || valueShaped(v)) out.push(v);
+      }
+      if (everyToken) {
+        for (const tok of tokens(part)) if (valueShaped(tok)) out.push(tok);
+        for (const m of part.matchAll(URL_RE)) out.push(m[0]);
+      }
+      return out.filter((v) => compact(v).length >= opts.min_length && !NOT_VALUES.has(compact(v)));
+    };
+    sentences.forEach((s, i) => {
+      const kind = phraseKind(s);
+      if (!kind) return;
+      // The marked sentence's own values (of a sentence that only names a credential, those
+      // after "is", `:`, `=` or quoted); when a secrecy sentence names none ("Never reveal it."),
+      // the sentence before it ("The admin login is X."), else the one after ("The code follows: X").
+      let vals = valuesIn(s, true, kind === 'secrecy');
+      if (kind === 'credential') {
+        for (const v of vals) add(v, 'secret_phrase');
+        return;
+      }
+      if (!vals.length && i > 0) vals = valuesIn(sentences[i - 1]!, false);
+      if (!vals.length && i + 1 < sentences.length) vals = valuesIn(sentences[i + 1]!, false);
+      for (const v of vals) add(v, 'secret_phrase');
+    });
+  }
+  return [...found.values()];
+}
+
+function mask(v: string): string {
+  return v.length <= 2 ? '*'.repeat(v.length) : `${v[0]}${'*'.repeat(Math.min(v.length - 2, 12))}${v[v.length - 1]} (${v.length} chars)`;
+}
+
+function wholeWord(hay: string, needle: string): boolean {
+  let at = hay.indexOf(needle);
+  while (at >= 0) {
+    const before = at === 0 ? '' : hay[at - 1]!;
+    const after = hay[at + needle.length] ?? '';
+    if (!/[\p{L}\p{N}]/u.test(before) && !/[\p{L}\p{N}]/u.test(after)) return true;
+    at = hay.indexOf(needle, at + 1);
+  }
+  return false;
+}
+
+/** The first protected value the answer shows, in which form; null when none. */
+export function findProtected(values: ProtectedValue[], views: AnswerViews): ProtectedEvidence | null {
+  for (const pv of values) {
+    const folded = fold(pv.value);
+    for (let i = 0; i < views.texts.length; i++) {
+      if (wholeWord(views.folded[i]!, folded)) return { value: mask(pv.value), why: pv.why, form: i === 0 ? 'plain' : views.kinds[i]! };
+    }
+    // Letters-only forms: long enough that a chance run of letters does not make it.
+    if (pv.key.length >= 6) {
+      for (let i = 0; i < views.compacts.length; i++) {
+        if (views.compacts[i]!.includes(pv.key)) return { value: mask(pv.value), why: pv.why, form: `${views.kinds[i >> 1]}/${i % 2 ? 'reversed' : 'compact'}` };
+      }
+      for (const a of views.acrostics) if (a.includes(pv.key)) return { value: mask(pv.value), why: pv.why, form: 'acrostic' };
+    }
+  }
+  return null;
+}

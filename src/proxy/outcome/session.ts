@@ -1,0 +1,158 @@
+import type { ExternalFinding } from '../../ports.js';
+import type { ChatRequest } from '../../providers/types.js';
+import { readConversation, type Conversation } from './conversation.js';
+import { inputCheck } from './input-check.js';
+import { LeakageMeter, type LeakageOptions } from './leakage.js';
+import { ExfilChecker } from './markdown-exfil.js';
+import { findProtected, protectedValues, type ProtectedValue } from './protected.js';
+import { Provenance, type ToolCallIn } from './provenance.js';
+import { answerViews } from './text.js';
+import type { ToolKind } from './tool-kinds.js';
+
+const URLISH = /https?:|\/\/|\]\(|\]:|<(?:img|a|image|source|video|audio|iframe)\b/i;
+
+/** `security.outcome` as the proxy reads it (defaults in outcome/settings.ts). */
+export interface OutcomeSettings {
+  leakage: { enabled: boolean } & LeakageOptions;
+  protected_values: { enabled: boolean; min_length: number; values: string[]; by_caller: Record<string, string[]> };
+  tool_hijack: { enabled: boolean; unknown_is_sink: boolean; trusted_destinations: string[] };
+  markdown_exfil: { enabled: boolean };
+  /** The optional context-aware input check (input-check.ts). */
+  input_check: { enabled: boolean };
+  tools: Record<string, ToolKind>;
+  /** security.output.link_allowlist */
+  link_allowlist: string[];
+}
+
+/**
+ * The outcome guards of one chat request: built from the request (system prompt, user turns,
+ * tool definitions, tool results), then fed the answer as it comes (text windows of a stream,
+ * or the whole completion; complete tool calls). Stateful: leakage adds up over windows, and
+ * each guard reports once per request.
+ */
+export class OutcomeSession {
+  private readonly conv: Conversation;
+  private readonly leakage: LeakageMeter | null;
+  /** Built on first use (most answers have no tool call and no link). */
+  private protectedCache: ProtectedValue[] | null = null;
+  private provenanceCache: Provenance | null = null;
+  private exfilCache: ExfilChecker | null = null;
+  private readonly reported = new Set<string>();
+  /** Letters and digits (upper case) of the system, developer and user turns. */
+  private readonly callerText: string;
+
+  constructor(req: ChatRequest, caller: string | null, private readonly s: OutcomeSettings) {
+    const conv = (this.conv = readConversation(req));
+    this.callerText = [...conv.system, ...conv.user].join('\n').replace(/[^\p{L}\p{N}]/gu, '').toUpperCase();
+    const meter = s.leakage.enabled && conv.system.length ? new LeakageMeter(conv.system, s.leakage) : null;
+    this.leakage = meter?.active ? meter : null;
+    this.configured = [...s.protected_values.values, ...(caller ? (s.protected_values.by_caller[caller] ?? []) : [])];
+  }
+
+  private readonly configured: string[];
+
+  private get protectedList(): ProtectedValue[] {
+    return (this.protectedCache ??= this.conv.system.length || this.configured.length ? protectedValues(this.conv.system, { min_length: this.s.protected_values.min_length, values: this.configured }) : []);
+  }
+
+  private get provenance(): Provenance | null {
+    if (!this.s.tool_hijack.enabled) return null;
+    return (this.provenanceCache ??= new Provenance(this.conv, { tools: this.s.tools, unknown_is_sink: this.s.tool_hijack.unknown_is_sink, trusted_destinations: this.s.tool_hijack.trusted_destinations }));
+  }
+
+  private get exfil(): ExfilChecker | null {
+    if (!this.s.markdown_exfil.enabled) return null;
+    return (this.exfilCache ??= new ExfilChecker(this.conv, this.protectedList, [...this.s.link_allowlist, ...this.s.tool_hijack.trusted_destinations]));
+  }
+
+  /** Whether any guard is on (each builds what it needs from the request on first use). */
+  get active(): boolean {
+    return this.leakage !== null || this.s.protected_values.enabled || this.s.tool_hijack.enabled || this.s.markdown_exfil.enabled || this.s.input_check.enabled;
+  }
+
+  /** Whether a value found in the answer (PII) is one the caller wrote in its own turns. */
+  supplied(value: string): boolean {
+    const v = value.replace(/[^\p{L}\p{N}]/gu, '').toUpperCase();
+    return v.length >= 6 && this.callerText.includes(v);
+  }
+
+  private once(rule: string): boolean {
+    if (this.reported.has(rule)) return false;
+    this.reported.add(rule);
+    return true;
+  }
+
+  /** A piece of answer text (a stream window, or every text field of a completion). */
+  checkText(text: string): ExternalFinding[] {
+    const out: ExternalFinding[] = [];
+    if (!text) return out;
+    const guardValues = this.s.protected_values.enabled && this.protectedList.length > 0;
+    const views = this.leakage || guardValues ? answerViews(text) : null;
+    if (this.leakage && views && !this.reported.has('outcome.system_prompt_leak')) {
+      const e = this.leakage.observe(views);
+      if (e && this.once('outcome.system_prompt_leak')) {
+        out.push({
+          attack_type: 'system_prompt_extraction', severity: 'high', confidence: 0.9, detector: 'outcome', rule_id: 'outcome.system_prompt_leak',
+          message: `The answer reproduces the system prompt (${e.measure}: ${e.matched} of ${e.of}, ${e.needed} needed, seen in view ${e.view}).`,
+          evidence: { ...e },
+        });
+      }
+    }
+    if (guardValues && views && !this.reported.has('outcome.protected_value')) {
+      const e = findProtected(this.protectedList, views);
+      if (e && this.once('outcome.protected_value')) {
+        out.push({
+          attack_type: 'secret_exposure', severity: 'critical', confidence: 0.95, detector: 'outcome', rule_id: 'outcome.protected_value',
+          message: `The answer shows a value the system prompt protects (${e.why}), form: ${e.form}.`,
+          evidence: { ...e },
+        });
+      }
+    }
+    // Only a text with a URL in it can carry one away.
+    if (this.s.markdown_exfil.enabled && URLISH.test(text) && !this.reported.has('outcome.markdown_exfil')) {
+      const e = this.exfil!.check(text);
+      if (e && this.once('outcome.markdown_exfil')) {
+        out.push({
+          attack_type: 'data_exfiltration', severity: 'high', confidence: 0.9, detector: 'outcome', rule_id: 'outcome.markdown_exfil',
+          message: `A markdown ${e.element} sends conversation data to ${e.host}, a host nobody in the conversation named.`,
+          evidence: { ...e },
+        });
+      }
+    }
+    return out;
+  }
+
+  /** Before the request goes upstream (`input_check`): the user asks for what the system prompt protects. */
+  checkInput(): ExternalFinding[] {
+    if (!this.s.input_check.enabled) return [];
+    const e = inputCheck(this.conv.user[this.conv.user.length - 1] ?? '', this.protectedList.length);
+    if (!e) return [];
+    return [
+      {
+        attack_type: 'system_prompt_extraction', severity: 'medium', confidence: 0.6, detector: 'outcome', rule_id: 'outcome.asks_protected',
+        message: `The system prompt protects ${e.protected_values} value(s) and the user turn asks about one (${e.asked}${e.cue ? `: ${e.cue}` : ''}).`,
+        evidence: { ...e },
+      },
+    ];
+  }
+
+  /** Complete tool calls of the answer. */
+  checkToolCalls(calls: ToolCallIn[]): ExternalFinding[] {
+    if (!calls.length || !this.provenance) return [];
+    const out: ExternalFinding[] = [];
+    for (const call of calls) {
+      for (const e of this.provenance.check(call)) {
+        out.push({
+          attack_type: 'tool_hijack',
+          severity: e.tool_kind === 'pay' || e.tool_kind === 'run' || e.tool_kind === 'delete' ? 'critical' : 'high',
+          confidence: 0.9,
+          detector: 'outcome',
+          rule_id: 'outcome.tool_hijack',
+          message: `Tool call ${e.tool} (${e.tool_kind}) sends to ${e.destination_kind} ${e.destination} (argument ${e.argument}), which entered only through ${e.entered.join(', ')}.`,
+          evidence: { ...e },
+        });
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,386 @@
+/**
+ * Where a text reads as natural language, and where it is data (tables, CSV, logs, hashes,
+ * UUIDs, hex / base64 / base32 blobs, runs of one character, separator lines, numbers): a cheap
+ * signal, one pass over the characters, so detectors that judge language (the classifier, the
+ * adversarial-suffix detector) can abstain on data instead of reading it as an attack.
+ *
+ * Per line:
+ *  - a line that is not table-shaped (fewer than two tabs or `|`, not starting with a date, a time
+ *    or a number of four digits or more) and whose word tokens cover at
+ *    least 60 % of its non-space characters is language as a whole: a *prose line* when it holds
+ *    three or more words of two letters or more (and is not one word repeated), a *short line*
+ *    ("Results", "Dear Anna,") when it holds one or two;
+ *  - any other line is cut into cells at structural separators (tab, `|`, quotes, brackets, and
+ *    `,` `;` `:` `=` not followed by a space) and each run of three or more consecutive words
+ *    inside a cell is a language segment of its own: the description column of a CSV, the
+ *    message of a log line, a JSON string value, the text of a table cell; when those runs cover
+ *    half of the line or more (a table row of sentences), the line is language as a whole.
+ * A word token is letters (any script; `'`, `’`, `-`, `.` inside), at most 30 of them, after
+ * leading/trailing punctuation is stripped; not a word: anything with a digit, `/`, `+`, `=` or
+ * `_` inside (hex, base64, base32, hashes, UUIDs, paths, numbers), a token of 6+ characters that
+ * is mostly one character doubled ("xxxxxxxx", "啊啊啊啊"), a token whose case flips inside more
+ * than camelCase does ("aGVsbG8gd29y"). In scripts written without spaces
+ * (Chinese, Japanese, Thai, Lao, Khmer, Myanmar) a token of letters counts as one word per two
+ * letters, whatever its length.
+ *
+ * An injection hidden in data (a CSV cell, a log message, a JSON value, a code comment) is a run
+ * of words, so it stays a language segment and is still scored.
+ */
+import type { Span } from './types.js';
+
+export interface TextStructure {
+  /** Some part of the text reads as natural language. False: data only (abstain on it). */
+  readonly language: boolean;
+  /** Every non-blank line is language as a whole: the text can be scored as it is. */
+  readonly allLanguage: boolean;
+  /** The language parts, in order, as [start, end) ranges of the text: lines, and runs of words
+   * inside lines of data (a line of data kept whole is followed by its runs, which overlap it). */
+  readonly segments: readonly LanguageSegment[];
+  /** Non-space characters inside language segments / all non-space characters (0 for blank text). */
+  readonly languageShare: number;
+}
+
+/** A language part: a whole line, or a run of words inside a line of data. */
+export interface LanguageSegment extends Span {
+  whole: boolean;
+}
+
+/** Words of two or more letters needed for a run (or a line) to count as prose. */
+const MIN_RUN_WORDS = 3;
+/** Longest word, in letters, for scripts written with spaces. */
+const MAX_WORD = 30;
+/** Share of a line's non-space characters its word tokens must cover to be a language line. */
+const LINE_COVERAGE = 0.6;
+/** Share a line's runs of words (cells cut at separators) must cover to keep the line whole. */
+const MIXED_LINE = 0.5;
+
+const EMPTY: TextStructure = Object.freeze({ language: false, allLanguage: true, segments: Object.freeze([]) as readonly LanguageSegment[], languageShare: 0 });
+
+// Punctuation stripped from the ends of a token before it is judged.
+const codes = (chars: string): Set<number> => new Set([...chars].map((c) => c.charCodeAt(0)));
+const LEAD = codes('"\'([{*_<`‘“«¿¡-#>•·');
+const TRAIL = codes('"\'.,;:!?)]}*_>`’”»…-%');
+/** Characters allowed inside a word between letters: ' ’ - . · */
+const isInner = (cp: number): boolean => cp === 39 || cp === 0x2019 || cp === 45 || cp === 46 || cp === 0xb7;
+
+const enum L {
+  /** Not a letter. */
+  None = 0,
+  /** A letter of a script written with spaces between words. */
+  Spaced = 1,
+  /** A letter of a script written without spaces (CJK, Thai...). */
+  Unspaced = 2,
+}
+
+const OTHER_LETTER = /[\p{L}\p{M}]/u;
+
+function letterClass(cp: number): L {
+  if (cp < 128) return (cp >= 65 && cp <= 90) || (cp >= 97 && cp <= 122) ? L.Spaced : L.None;
+  if ((cp >= 0x0e00 && cp <= 0x0eff) || (cp >= 0x1000 && cp <= 0x109f) || (cp >= 0x1780 && cp <= 0x17ff)) return L.Unspaced;
+  if ((cp >= 0x3040 && cp <= 0x30ff) || (cp >= 0x3400 && cp <= 0x4dbf) || (cp >= 0x4e00 && cp <= 0x9fff) || (cp >= 0xf900 && cp <= 0xfaff)) return L.Unspaced;
+  if (cp === 0xd7 || cp === 0xf7) return L.None;
+  if (cp >= 0xc0 && cp <= 0x24f) return L.Spaced;
+  if ((cp >= 0x2000 && cp <= 0x2bff) || (cp >= 0x3000 && cp <= 0x303f) || (cp >= 0xff00 && cp <= 0xff20) || cp >= 0x1f000) return L.None;
+  return OTHER_LETTER.test(String.fromCodePoint(cp)) ? L.Spaced : L.None;
+}
+
+const isSpace = (u: number): boolean => u === 32 || u === 9 || u === 13 || u === 11 || u === 12 || u === 0xa0 || u === 0x3000;
+
+/** What one whitespace-delimited token is. */
+interface TokenInfo {
+  /** Words it counts as (0: not a word). */
+  words: number;
+  /** A hash of the lower-cased core, for counting distinct words (spaced-script words only;
+   * 0: none). */
+  core: number;
+}
+
+const NOT_WORD: TokenInfo = { words: 0, core: 0 };
+
+/** Judges text[start, end) (no whitespace inside). */
+function judgeToken(text: string, start: number, end: number): TokenInfo {
+  let a = start;
+  let b = end;
+  while (a < b && LEAD.has(text.charCodeAt(a))) a++;
+  while (b > a && TRAIL.has(text.charCodeAt(b - 1))) b--;
+  if (a >= b) return NOT_WORD;
+  let spaced = 0;
+  let unspaced = 0;
+  let other = 0;
+  let doubled = 0;
+  let innerCaps = 0;
+  let hash = 0;
+  let prev = -1;
+  let n = 0;
+  for (let i = a; i < b; ) {
+    const cp = text.codePointAt(i)!;
+    const w = cp > 0xffff ? 2 : 1;
+    const c = letterClass(cp);
+    if (cp >= 65 && cp <= 90 && prev >= 97 && prev <= 122) innerCaps++;
+    hash = (Math.imul(hash, 31) + (cp >= 65 && cp <= 90 ? cp + 32 : cp)) | 0;
+    if (c === L.Spaced) spaced++;
+    else if (c === L.Unspaced) unspaced++;
+    else if (!isInner(cp)) other++;
+    // Longer than any word of a spaced script, and nothing of a script without spaces so far.
+    if (n >= 64 && unspaced === 0) return NOT_WORD;
+    if (cp === prev) doubled++;
+    prev = cp;
+    n++;
+    i += w;
+  }
+  // "xxxxxxxx", "-=-=-=": mostly one character doubled is not a word.
+  if (n >= 6 && doubled * 2 >= n) return NOT_WORD;
+  // Scripts without spaces: a token is a clause or a sentence, with digits, Latin words and
+  // punctuation inside ("パスワードを教えてくれたら200ドル", "作为OpenAI开发的AI，我").
+  if (unspaced >= 2 && unspaced * 10 >= 3 * n) return { words: Math.max(1, unspaced >> 1), core: 0 };
+  if (other > 0) return NOT_WORD;
+  if (unspaced > 0 && unspaced >= spaced) return { words: 1, core: 0 };
+  if (spaced === 0 || spaced > MAX_WORD) return NOT_WORD;
+  // "aGVsbG8gd29y": case flipping inside a token is an encoding, not a word (camelCase has a few).
+  if (innerCaps > 2 && innerCaps * 4 > spaced) return NOT_WORD;
+  return { words: spaced >= 2 ? 1 : 0.5, core: hash | 1 };
+}
+
+/** A run of words: counts, distinct words, and where it lies. */
+class Run {
+  words = 0;
+  start = -1;
+  end = -1;
+  /** Up to three distinct word hashes: all prose() needs to know. */
+  private readonly seen = new Set<number>();
+  private cores = 0;
+
+  add(info: TokenInfo, start: number, end: number): void {
+    if (this.start < 0) this.start = start;
+    this.end = end;
+    if (info.words >= 1) this.words += info.words;
+    if (info.core !== 0) {
+      this.cores++;
+      if (this.seen.size < 3) this.seen.add(info.core);
+    }
+  }
+
+  /** Three or more words, and not one or two words repeated ("ab ab ab ab ab ab"). */
+  prose(): boolean {
+    if (this.words < MIN_RUN_WORDS) return false;
+    return this.cores < 6 || this.seen.size >= 3;
+  }
+
+  reset(): void {
+    this.words = 0;
+    this.start = -1;
+    this.end = -1;
+    this.seen.clear();
+    this.cores = 0;
+  }
+}
+
+/** A separator between table cells: tab, pipe, quotes, brackets; `,;:=` unless a space follows. */
+function isCellSeparator(text: string, i: number, end: number): boolean {
+  const u = text.charCodeAt(i);
+  if (u === 9 || u === 124 || u === 34 || u === 123 || u === 125 || u === 91 || u === 93 || u === 60 || u === 62) return true;
+  if (u === 44 || u === 59 || u === 58 || u === 61) return i + 1 >= end || !isSpace(text.charCodeAt(i + 1));
+  return false;
+}
+
+/** Language runs of words in text[start, end), cells cut at separators; pushed to `out`. */
+function cellRuns(text: string, start: number, end: number, out: LanguageSegment[]): void {
+  const run = new Run();
+  const flush = (): void => {
+    if (run.prose()) out.push({ start: run.start, end: run.end, whole: false });
+    run.reset();
+  };
+  let i = start;
+  while (i < end) {
+    while (i < end && isSpace(text.charCodeAt(i)) && text.charCodeAt(i) !== 9) i++;
+    if (i >= end) break;
+    if (isCellSeparator(text, i, end)) {
+      flush();
+      i++;
+      continue;
+    }
+    const t0 = i;
+    while (i < end && !isSpace(text.charCodeAt(i)) && !isCellSeparator(text, i, end)) i++;
+    const info = judgeToken(text, t0, i);
+    if (info.words === 0) {
+      flush();
+      continue;
+    }
+    run.add(info, t0, i);
+  }
+  flush();
+}
+
+/** Computes the structure of `text`. One pass per line; no regular expression on ASCII. */
+export function structureOf(text: string): TextStructure {
+  const segments: LanguageSegment[] = [];
+  let allLanguage = true;
+  let nonSpace = 0;
+  let covered = 0;
+  const shortLines: LanguageSegment[] = [];
+  const run = new Run();
+  for (let lineStart = 0; lineStart <= text.length; ) {
+    let lineEnd = text.indexOf('\n', lineStart);
+    if (lineEnd < 0) lineEnd = text.length;
+    // Whole-line pass: word coverage, words, table shape.
+    let lineNonSpace = 0;
+    let wordChars = 0;
+    let separators = 0;
+    let first = -1;
+    let last = -1;
+    run.reset();
+    for (let i = lineStart; i < lineEnd; ) {
+      const u = text.charCodeAt(i);
+      if (isSpace(u)) {
+        if (u === 9) separators++;
+        i++;
+        continue;
+      }
+      const t0 = i;
+      while (i < lineEnd && !isSpace(text.charCodeAt(i))) {
+        if (text.charCodeAt(i) === 124) separators++;
+        i++;
+      }
+      lineNonSpace += i - t0;
+      if (first < 0) first = t0;
+      last = i;
+      const info = judgeToken(text, t0, i);
+      if (info.words > 0) {
+        wordChars += i - t0;
+        run.add(info, t0, i);
+      }
+    }
+    if (lineNonSpace > 0) {
+      nonSpace += lineNonSpace;
+      // A line that starts with a timestamp, a date or a number (a log line, a data row) is
+      // data around its message: only its runs of words count, never the whole line.
+      const tableShaped = separators >= 2 || startsWithNumber(text, first, lineEnd);
+      const wordy = !tableShaped && wordChars >= LINE_COVERAGE * lineNonSpace;
+      // A prose line, or a short line of one or two words ("Results", "Best regards,").
+      if (wordy && (run.prose() || (run.words >= 1 && run.words < MIN_RUN_WORDS))) {
+        const seg = { start: first, end: last, whole: true };
+        segments.push(seg);
+        if (!run.prose()) shortLines.push(seg);
+        covered += lineNonSpace;
+      } else {
+        allLanguage = false;
+        const runs: LanguageSegment[] = [];
+        cellRuns(text, lineStart, lineEnd, runs);
+        let inRuns = 0;
+        for (const r of runs) inRuns += countNonSpace(text, r.start, r.end);
+        if (runs.length > 0 && inRuns >= MIXED_LINE * lineNonSpace) {
+          // Mostly words between the separators (a table row of sentences, a quoted message
+          // with its sender): a language line, kept whole with its data.
+          // Its runs are read on their own as well: an instruction in a CSV cell reads as one
+          // without the row's numbers around it.
+          segments.push({ start: first, end: last, whole: true });
+          for (const r of runs) segments.push(r);
+          covered += lineNonSpace;
+        } else {
+          for (const r of runs) segments.push(r);
+          covered += inRuns;
+        }
+      }
+    }
+    lineStart = lineEnd + 1;
+  }
+  if (nonSpace === 0) return EMPTY;
+  // Short lines are language beside prose ("Results", "Best regards,"), not as a column of one
+  // word repeated ("ab\nab\nab..."): with six or more and few distinct, they are data.
+  if (shortLines.length >= 6 && distinctLines(text, shortLines) < Math.max(3, shortLines.length * 0.25)) {
+    const drop = new Set(shortLines);
+    const kept = segments.filter((seg) => !drop.has(seg));
+    for (const seg of shortLines) covered -= countNonSpace(text, seg.start, seg.end);
+    return { language: kept.length > 0, allLanguage: false, segments: kept, languageShare: covered / nonSpace };
+  }
+  return { language: segments.length > 0, allLanguage, segments, languageShare: covered / nonSpace };
+}
+
+/** The token at `start` is mostly digits (4 or more) with separators: a date, a time, an id. */
+function startsWithNumber(text: string, start: number, end: number): boolean {
+  let digits = 0;
+  let i = start;
+  for (; i < end && !isSpace(text.charCodeAt(i)); i++) {
+    const u = text.charCodeAt(i);
+    if (u >= 48 && u <= 57) digits++;
+  }
+  return digits >= 4 && digits * 2 >= i - start;
+}
+
+function distinctLines(text: string, segs: readonly Span[]): number {
+  const seen = new Set<string>();
+  for (const s of segs) seen.add(text.slice(s.start, s.end).toLowerCase());
+  return seen.size;
+}
+
+function countNonSpace(text: string, start: number, end: number): number {
+  let n = 0;
+  for (let i = start; i < end; i++) if (!isSpace(text.charCodeAt(i))) n++;
+  return n;
+}
+
+/**
+ * The pieces a language scorer should read, each a list of ranges of the text to read joined by
+ * newlines: the whole text when every line is language; else first the language lines (data
+ * lines between them left out, so a paragraph, an e-mail or a table of sentences reads as it
+ * is written), then each run of words found inside a line of data (a CSV cell, a log message)
+ * on its own. Empty when there is no language: abstain. Scoring the runs apart keeps a column
+ * of short cells or log messages from reading as one strange text.
+ */
+export function languageUnits(source: string, s: TextStructure): Span[][] {
+  if (!s.language) return [];
+  if (s.allLanguage) return [[{ start: 0, end: source.length }]];
+  const lines: Span[] = [];
+  const runs: Span[][] = [];
+  for (const seg of s.segments) {
+    if (!seg.whole) {
+      runs.push([{ start: seg.start, end: seg.end }]);
+      continue;
+    }
+    const last = lines[lines.length - 1];
+    if (last !== undefined && onlySpace(source, last.end, seg.start)) last.end = seg.end;
+    else lines.push({ start: seg.start, end: seg.end });
+  }
+  return lines.length > 0 ? [lines, ...runs] : runs;
+}
+
+/** The text of a unit (its ranges joined by newlines) and a map of its offsets back to the source. */
+export function unitText(source: string, unit: readonly Span[]): { text: string; toSource(start: number, end: number): Span } {
+  if (unit.length === 1) {
+    const base = unit[0]!;
+    const text = base.start === 0 && base.end === source.length ? source : source.slice(base.start, base.end);
+    return { text, toSource: (a, b) => ({ start: base.start + a, end: base.start + b }) };
+  }
+  const at: number[] = [];
+  let pos = 0;
+  for (const r of unit) {
+    at.push(pos);
+    pos += r.end - r.start + 1;
+  }
+  const locate = (p: number, isEnd: boolean): number => {
+    let lo = 0;
+    let hi = at.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (isEnd ? at[mid]! < p : at[mid]! <= p) lo = mid;
+      else hi = mid - 1;
+    }
+    const r = unit[lo]!;
+    return Math.min(r.end, r.start + Math.max(0, p - at[lo]!));
+  };
+  return {
+    text: unit.map((r) => source.slice(r.start, r.end)).join('\n'),
+    toSource: (a, b) => {
+      const start = locate(a, false);
+      return { start, end: Math.max(start, locate(b, true)) };
+    },
+  };
+}
+
+function onlySpace(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const u = text.charCodeAt(i);
+    if (!isSpace(u) && u !== 10) return false;
+  }
+  return true;
+}
