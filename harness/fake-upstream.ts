@@ -26,6 +26,8 @@ export type Behaviour =
       usage?: { prompt: number; completion: number };
       delay_ms?: number;
       piece_delay_ms?: number;
+      /** Streamed, without `pieces`: the content cut into pieces of these sizes, in turn (default 8 each). */
+      piece_sizes?: number[];
       /** OpenAI dialect: extra fields merged into each choice's message (not streamed), e.g. a legacy `function_call`. */
       message?: Record<string, unknown>;
       /** OpenAI dialect, streamed: extra deltas sent after the content pieces, e.g. `{ function_call: { arguments: '...' } }`. */
@@ -66,6 +68,17 @@ export interface FakeOptions {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** `text` in pieces of the given sizes, taken in turn. */
+function cut(text: string, sizes: number[]): string[] {
+  const out: string[] = [];
+  for (let at = 0, i = 0; at < text.length; i++) {
+    const n = Math.max(1, sizes[i % sizes.length]!);
+    out.push(text.slice(at, at + n));
+    at += n;
+  }
+  return out;
+}
+
 export class FakeUpstream {
   readonly dialect: 'openai' | 'anthropic';
   behaviour: Behaviour;
@@ -78,6 +91,9 @@ export class FakeUpstream {
   aborted = 0;
   /** Keep a log of requests (off in benches). */
   record = true;
+  /** Strings no request may carry (redacted values): a request holding one is answered 400 and listed in `violations`. */
+  forbidden: string[] = [];
+  readonly violations: { value: string; path: string }[] = [];
   private readonly queueList: Behaviour[] = [];
   private readonly sockets = new Set<Socket>();
   private server!: http.Server;
@@ -147,6 +163,11 @@ export class FakeUpstream {
     }
     const path = req.url ?? '/';
     if (this.record) this.received.push({ method: req.method ?? '', path, headers: req.headers, body });
+    const leaked = this.forbidden.filter((v) => raw.includes(v) || raw.includes(JSON.stringify(v).slice(1, -1)));
+    if (leaked.length) {
+      for (const value of leaked) this.violations.push({ value, path });
+      return this.json(res, 400, { error: { message: 'fake upstream: the request carried a forbidden value', type: 'invalid_request_error' } });
+    }
 
     if (req.method === 'GET' && /\/models(\?|$)/.test(path)) {
       if (this.modelsDelayMs) await sleep(this.modelsDelayMs);
@@ -338,7 +359,7 @@ export class FakeUpstream {
 
   private async streamReply(body: any, b: Extract<Behaviour, { kind: 'reply' }>, res: http.ServerResponse): Promise<void> {
     const content = this.contentOf(body, b);
-    const pieces = b.pieces ?? (content ? content.match(/[\s\S]{1,8}/g) ?? [] : []);
+    const pieces = b.pieces ?? (content ? (b.piece_sizes ? cut(content, b.piece_sizes) : (content.match(/[\s\S]{1,8}/g) ?? [])) : []);
     const u = this.usage(body, content, b);
     const tools = b.tool_calls ?? [];
     const wait = async () => {

@@ -37,12 +37,13 @@ import { resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { hashFeatures, WindowScorer, F_FAST3 } from '../plugins/classifier/features.js';
 import { Classifier, MODEL_FORMAT } from '../plugins/classifier/index.js';
+import { identifyLanguage } from '../plugins/classifier/language.js';
 import { normalise } from '../src/scanning/normalise/index.js';
 import { mulberry32 } from '../src/util/prng.js';
 
 export interface Row { id?: string; text: string; label: number; category: string; lang: string; source: string; group: string; split: 'train' | 'val'; kind: string }
 interface Instance { idx: Int32Array; val: Float32Array }
-interface Prepared { row: Row; text: string; windows: Instance[]; weight: number }
+interface Prepared { row: Row; text: string; windows: Instance[]; weight: number; ident: string }
 
 const HELP = `train-classifier [options]
   --data FILE          corpus JSONL, .gz allowed (default data/corpus/corpus.jsonl.gz)
@@ -55,6 +56,8 @@ const HELP = `train-classifier [options]
   --target-fp X        benign flag rate allowed on cross-validated train rows, short texts (0.015)
   --target-fp-long X   the same for texts longer than one window (0.02)
   --lang-fp X          no language's benign rows (with >= 100 of them) above this rate (0.04)
+  --lang-min N         per-language thresholds (model.json lang_thresholds): languages, as identified by
+                       plugins/classifier/language.ts, with at least N ordinary benign train rows (150)
   --lookalike-fp X     hand-written benign rows (hand:*, look-alikes) are capped on their own at this rate (0.09)
                        and left out of the two limits above
   --loso               leave-one-source-out table (one training per source family)
@@ -62,7 +65,8 @@ const HELP = `train-classifier [options]
   --loso-part K/N      only the sources whose index is K modulo N (run parts in parallel)
   --loso-only FILE     with --cv-from: skip the shipped model, write the LOSO entries to FILE
   --loso-group PREFIX  hold out every family whose name starts with PREFIX together, as one family "PREFIX*"
-  --loso-family NAME   only hold out this family (e.g. "dev:*" with --loso-group dev:)
+  --loso-family NAME   only hold out this family (e.g. "dev:*" with --loso-group dev:); a comma-separated list holds out each in turn
+  --loso-by lang       hold out each language instead of each source family ("lang:de": every row whose lang is de)
   --loso-dump FILE     JSONL of the held-out rows and the other families' split=val rows: id, source, category, label, LOSO logit, threshold
   --cv-from FILE       take the cross-validated scores from a --dump-scores file of the same data
   --merge-loso DIR FILE...   put LOSO part files into DIR/evaluation.json (no training)
@@ -147,7 +151,7 @@ function prepare(row: Row, cfg: Config): Prepared {
   const windows: Instance[] = [];
   const w = Math.min(cfg.window, nChunks);
   for (let k = 0; k + w <= nChunks; k++) windows.push(toInstance(perChunk.slice(k, k + w).flat()));
-  return { row, text, windows, weight: 1 };
+  return { row, text, windows, weight: 1, ident: identifyLanguage(row.text) };
 }
 
 /** Label halves, sqrt(count) per category within a label, sqrt(count) per (source, lang) cell within a category. */
@@ -375,15 +379,53 @@ export async function main(argv: string[]): Promise<void> {
   const threshold = pick(inTrain, false);
   const thresholdLong = Math.max(threshold, pick(inTrain, true));
   const thr = (p: Prepared): number => (isLong(p, cfg) ? thresholdLong : threshold);
+  const LANG_MIN = Number(opt('--lang-min', '150'));
+  /**
+   * Per-language thresholds, from the same cross-validated scores: a language (as the plugin
+   * will identify it) with at least LANG_MIN ordinary benign rows gets the threshold at which at
+   * most TARGET_FP of its own ordinary benign rows are flagged, never below the global one; any
+   * other language (few or no training rows) gets the highest of them, so a language the model
+   * has not learned is never flagged more readily than one it has. 'und' (too short to tell)
+   * keeps the global threshold.
+   */
+  const langThresholds = (include: (i: number) => boolean, tS: number, tL: number): { table: Record<string, [number, number]>; unseen: [number, number] } => {
+    const count = new Map<string, number>();
+    all.forEach((p, i) => { if (include(i) && p.row.label === 0 && !lookalike(i)) count.set(p.ident, (count.get(p.ident) ?? 0) + 1); });
+    const table: Record<string, [number, number]> = {};
+    let unseen: [number, number] = [tS, tL];
+    for (const [lang, n] of [...count].sort()) {
+      if (n < LANG_MIN || lang === 'und') continue;
+      const of = (long: boolean) => (i: number): boolean => include(i) && all[i]!.ident === lang && isLong(all[i]!, cfg) === long && !lookalike(i);
+      const hasLong = all.some((p, i) => of(true)(i) && p.row.label === 0);
+      const s = Math.max(tS, pickThreshold(cvScore, all, of(false), TARGET_FP, 1));
+      const l = Math.max(tL, s, hasLong ? pickThreshold(cvScore, all, of(true), TARGET_FP_LONG, 1) : tL);
+      table[lang] = [s, l];
+      unseen = [Math.max(unseen[0], s), Math.max(unseen[1], l)];
+    }
+    return { table, unseen };
+  };
+  const perLang = langThresholds(inTrain, threshold, thresholdLong);
+  const thrLangOf = (t: { table: Record<string, [number, number]>; unseen: [number, number] }, tS: number, tL: number) => (p: Prepared): number => {
+    const pair = p.ident === 'und' ? [tS, tL] : (t.table[p.ident] ?? t.unseen);
+    return isLong(p, cfg) ? pair[1]! : pair[0]!;
+  };
+  const thrLang = thrLangOf(perLang, threshold, thresholdLong);
+  log(`per-language thresholds: ${JSON.stringify(perLang)}`);
   log(`thresholds: short ${threshold.toFixed(3)}, long ${thresholdLong.toFixed(3)}`);
 
   const inTrainRow = (i: number): boolean => inTrain(i);
   const runLoso = (before?: { logit: Float64Array; threshold: (p: Prepared) => number }): Record<string, unknown> => {
     const group = opt('--loso-group', '');
-    const fam = (p: Prepared): string => { const f = familyOf(p.row.source); return group && f.startsWith(group) ? `${group}*` : f; };
-    const only = opt('--loso-family', '');
-    const sources = [...new Set(all.map(fam))].sort().filter((f) => !only || f === only);
-    if (only && sources.length === 0) throw new Error(`--loso-family ${only}: no such family`);
+    const byLang = opt('--loso-by', 'family') === 'lang';
+    const fam = (p: Prepared): string => {
+      if (byLang) return `lang:${p.row.lang}`;
+      const f = familyOf(p.row.source);
+      return group && f.startsWith(group) ? `${group}*` : f;
+    };
+    const only = opt('--loso-family', '').split(',').filter(Boolean);
+    const sources = [...new Set(all.map(fam))].sort().filter((f) => only.length === 0 || only.includes(f));
+    const unknown = only.filter((f) => !sources.includes(f));
+    if (unknown.length > 0) throw new Error(`--loso-family ${unknown.join(', ')}: no such family`);
     const LOSO_DUMP = opt('--loso-dump', '');
     const dump: string[] = [];
     const [partK, partN] = opt('--loso-part', '0/1').split('/').map(Number) as [number, number];
@@ -399,6 +441,7 @@ export async function main(argv: string[]): Promise<void> {
       const tS = pick(others, false);
       const tL = Math.max(tS, pick(others, true));
       const thrOf = (p: Prepared): number => (isLong(p, cfg) ? tL : tS);
+      const thrOfLang = thrLangOf(langThresholds(others, tS, tL), tS, tL);
       // Each held-out row is scored once, for the table and for the dump.
       const heldScore = new Map(held.map((i) => [i, rowScore(m, all[i]!)]));
       const entry: Record<string, unknown> = { source: src, rows: held.length };
@@ -415,6 +458,8 @@ export async function main(argv: string[]): Promise<void> {
         if (idx.length === 0) continue;
         const hits = idx.filter((i) => heldScore.get(i)! >= thrOf(all[i]!)).length;
         entry[label ? 'attacks' : 'benign'] = { n: idx.length, flagged: hits, rate: Math.round((hits / idx.length) * 10000) / 10000 };
+        const hitsLang = idx.filter((i) => heldScore.get(i)! >= thrOfLang(all[i]!)).length;
+        entry[label ? 'attacks_lang_thresholds' : 'benign_lang_thresholds'] = { n: idx.length, flagged: hitsLang, rate: Math.round((hitsLang / idx.length) * 10000) / 10000 };
         if (before) {
           const b = idx.filter((i) => before.logit[i]! >= before.threshold(all[i]!)).length;
           entry[label ? 'attacks_before' : 'benign_before'] = { n: idx.length, flagged: b, rate: Math.round((b / idx.length) * 10000) / 10000 };
@@ -426,7 +471,7 @@ export async function main(argv: string[]): Promise<void> {
     });
     if (LOSO_DUMP) writeFileSync(LOSO_DUMP, dump.join('\n') + '\n');
     return {
-      note: `each source family held out: trained (${losoCfg.epochs} epochs) on the other families' train rows, scored on every row of the held-out family, threshold from the other families' cross-validated scores (honest)` +
+      note: `each ${byLang ? 'language' : 'source family'} held out: trained (${losoCfg.epochs} epochs) on the other families' train rows, scored on every row of the held-out family, threshold from the other families' cross-validated scores (honest)${byLang ? '; *_lang_thresholds: at per-language thresholds from the other languages (the held-out one gets the conservative threshold of an unseen language)' : ''}` +
         (before ? '; *_before: the --compare model at its own thresholds (it was trained on the dev set, so for dev:* families that column is in-sample)' : ''),
       sources: loso,
     };
@@ -460,10 +505,12 @@ export async function main(argv: string[]): Promise<void> {
     heads: { detect: { bias: detect.b, scale: dq.scale, offset: 0 }, type: { bias: type.b, scale: tq.scale, offset: 1 << cfg.bits } },
     threshold_logit: threshold,
     threshold_logit_long: thresholdLong,
+    lang_thresholds: perLang.table,
+    lang_threshold_unseen: perLang.unseen,
     trained: {
       data: DATA.split('/').pop(), data_sha256: dataSha, rows: trainRows.length, val_rows: all.length - trainRows.length,
       epochs: cfg.epochs, l2: cfg.l2, lr: cfg.lr, seed: cfg.seed,
-      thresholds: { method: `${FOLDS}-fold cross-validation on train rows, folds by group`, target_fp: TARGET_FP, target_fp_long: TARGET_FP_LONG, lang_fp: LANG_FP, lookalike_fp: LOOKALIKE_FP, lookalike_rows: 'benign rows of hand:* sources' },
+      thresholds: { method: `${FOLDS}-fold cross-validation on train rows, folds by group`, target_fp: TARGET_FP, target_fp_long: TARGET_FP_LONG, lang_fp: LANG_FP, lookalike_fp: LOOKALIKE_FP, lookalike_rows: 'benign rows of hand:* sources', lang_min: LANG_MIN },
     },
   };
   mkdirSync(OUT, { recursive: true });
@@ -483,6 +530,12 @@ export async function main(argv: string[]): Promise<void> {
     validation: {
       note: 'split=val rows: never trained on, never used to choose a threshold (honest)',
       by_category: tally(all, hitFinal, byCategory, isVal), by_lang: tally(all, hitFinal, byLang, isVal), by_source: tally(all, hitFinal, bySource, isVal),
+    },
+    validation_lang_thresholds: {
+      note: 'split=val rows at the per-language thresholds (language as plugins/classifier/language.ts identifies it; honest)',
+      by_category: tally(all, (i) => final.logit[i]! >= thrLang(all[i]!), byCategory, isVal),
+      by_lang: tally(all, (i) => final.logit[i]! >= thrLang(all[i]!), byLang, isVal),
+      by_identified_lang: tally(all, (i) => final.logit[i]! >= thrLang(all[i]!), (p) => `${p.row.label ? 'attack' : 'benign'} ${p.ident}`, isVal),
     },
     cv: { note: 'cross-validated split=train rows; the thresholds were chosen on these scores (tuned)', by_category: tally(all, hitCv, byCategory, inTrain), by_lang: tally(all, hitCv, byLang, inTrain) },
     train_fit: { note: 'the shipped model on its own training rows (in-sample)', by_category: tally(all, hitFinal, byCategory, inTrain) },

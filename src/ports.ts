@@ -32,6 +32,10 @@ export interface ScanContext {
   supplied?: (value: string) => boolean;
   /** Findings the caller made itself, recorded with the scan's own (a payload that is not text: issue 23). */
   findings?: ExtraFinding[];
+  /** The policy the credential names (API key or JWT claim), for docs/policies.md's resolution. */
+  policy?: string | null;
+  /** The route asked, for policy_routing.routes. */
+  route?: string;
 }
 
 /** A finding made outside the detectors (by the field map), added to a scan's threats before the policy. */
@@ -40,6 +44,13 @@ export interface ExtraFinding {
   severity: Severity;
   ruleId: string;
   message: string;
+}
+
+/** A value the policy says to redact before the request goes upstream: its placeholder type and
+ * the value itself (kept in memory for the request only; never logged, stored or sent). */
+export interface Redaction {
+  kind: string;
+  value: string;
 }
 
 /** A threat as stored and returned (/v1/scan, /v1/scans, the chat proxy's errors): the policy's
@@ -56,6 +67,8 @@ export interface ScanOutcome {
   scan_id: string;
   verdict: Verdict;
   threats: ScanThreat[];
+  /** Values to replace by placeholders (action `redact`); absent when there are none. */
+  redactions?: Redaction[];
 }
 
 /**

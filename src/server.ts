@@ -36,6 +36,7 @@ import { wireAnalytics } from './analytics/wiring.js';
 import { wireJobs } from './jobs/wiring.js';
 import { createLifecycle } from './lifecycle.js';
 import type { Services } from './services.js';
+import { registerPolicyRoutes } from './http/routes/policies.js';
 import { registerSettingsRoutes } from './http/routes/settings.js';
 import { effectiveConfig } from './settings/effective.js';
 import { openStorage, type Storage } from './storage/index.js';
@@ -144,6 +145,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   registerAuthRoutes(api, services);
   registerKeyRoutes(api, services);
   registerSettingsRoutes(api, services, settingsStore, () => effective.overrides());
+  registerPolicyRoutes(api, services, () => effective.overrides());
   registerScanRoutes(api, services, scans);
   registerJobRoutes(api, services, jobs);
   registerChatRoutes(api, () => proxy.chat());

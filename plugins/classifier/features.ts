@@ -13,6 +13,8 @@
  * The sink receives (bucket, position) so callers can sum weights per window or collect them.
  */
 
+import { conceptMatcher } from '../../src/scanning/concepts/match.js';
+
 export interface FeatureSink {
   add(bucket: number, position: number): void;
 }
@@ -41,10 +43,22 @@ export const F_SOLO = 32;
 export const F_PACK3 = 64;
 /** Different from PACK so a 3-gram and a 4-gram never share their mixing. */
 const PACK3 = 0x1b873593 | 0;
+/**
+ * F_CONCEPT: the concept layer (src/scanning/concepts/): every concept of the lexicon found in
+ * the text is a feature ("this window says ignore"), and so is every pair of different concepts
+ * within CONCEPT_WINDOW words of each other ("ignore" near "previous"), in whatever language
+ * each word was written. English rows and German rows that say the same thing share these
+ * features, so weights learned on one carry over to the other. One more pass over the text.
+ */
+export const F_CONCEPT = 128;
+/** Two concepts at most this many words apart form a pair feature. */
+export const CONCEPT_WINDOW = 12;
+const CONCEPT = 0x5bd1e995 | 0;
+const PAIR = 0x27d4eb2f | 0;
 /** First unit that F_SOLO treats as a word of its own. */
 export const SOLO_FROM = 0x0e00;
 /** Every family this code knows. */
-export const F_KNOWN = F_CHAR3 | F_CHAR4 | F_CHAR5 | F_WORDS | F_PACK4 | F_SOLO | F_PACK3;
+export const F_KNOWN = F_CHAR3 | F_CHAR4 | F_CHAR5 | F_WORDS | F_PACK4 | F_SOLO | F_PACK3 | F_CONCEPT;
 /** The first model's families (2^18 buckets, about 3.3 weight reads per character). */
 export const F_ALL = F_CHAR3 | F_CHAR4 | F_CHAR5 | F_WORDS;
 /** The cheap set: packed 4-grams and words (about 1.3 weight reads per character). */
@@ -141,6 +155,32 @@ export function hashFeatures(text: string, bits: number, sink: FeatureSink, feat
   if (wordLen > 0 && won) {
     sink.add(Math.imul(word ^ UNI, GOLDEN) >>> shift, n);
     sink.add(Math.imul(Math.imul(prevWord, 31) ^ word ^ BI, GOLDEN) >>> shift, n);
+  }
+  if ((features & F_CONCEPT) !== 0) conceptFeatures(text, bits, sink);
+}
+
+/**
+ * The concept features of `text` (F_CONCEPT), each at the offset of the word that starts it:
+ * one per concept found, and one per pair of different concepts found within CONCEPT_WINDOW
+ * words (unordered: word order differs between languages). Training (hashFeatures) and scoring
+ * (WindowScorer.score) both call this, so they cannot drift apart.
+ */
+export function conceptFeatures(text: string, bits: number, sink: FeatureSink): void {
+  const hits = conceptMatcher().hits(text);
+  const shift = 32 - bits;
+  for (let h = 0; h < hits.length; h++) {
+    const a = hits[h]!;
+    sink.add(Math.imul(Math.imul(a.concept + 1, FNV) ^ CONCEPT, GOLDEN) >>> shift, a.start);
+    let paired = 0;
+    for (let g = h - 1; g >= 0; g--) {
+      const b = hits[g]!;
+      if (a.token - b.token > CONCEPT_WINDOW) break;
+      const bit = 1 << b.concept;
+      if (b.concept === a.concept || (paired & bit) !== 0) continue;
+      paired |= bit;
+      const lo = Math.min(a.concept, b.concept), hi = Math.max(a.concept, b.concept);
+      sink.add(Math.imul(Math.imul(lo * 64 + hi + 1, FNV) ^ PAIR, GOLDEN) >>> shift, a.start);
+    }
   }
 }
 
@@ -419,7 +459,9 @@ export class WindowScorer implements FeatureSink {
     const slots = Math.min(this.sums.length, chunks + 1);
     this.sums.fill(0, 0, slots);
     this.counts.fill(0, 0, slots);
-    accumulate(text, bits, features, weights, this.sums, this.counts, this.chunkShift, Math.min(this.lastChunk, chunks - 1));
+    accumulate(text, bits, features & ~F_CONCEPT, weights, this.sums, this.counts, this.chunkShift, Math.min(this.lastChunk, chunks - 1));
+    // Concepts start at a word, before the end of the text: always inside the first `chunks` chunks.
+    if ((features & F_CONCEPT) !== 0) conceptFeatures(text, bits, this);
     const w = Math.min(windowChunks, chunks);
     let s = 0;
     let c = 0;

@@ -16,6 +16,7 @@ import { readFileSync, existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { WindowScorer, F_KNOWN } from './features.js';
+import { identifyLanguage } from './language.js';
 import type { DetectorPlugin, Finding, NormalisedInput, AttackType, Severity, TextView } from '../../src/scanning/types.js';
 import { languageUnits, structureOf, unitText } from '../../src/scanning/structure.js';
 
@@ -40,6 +41,10 @@ export interface ModelFile {
   threshold_logit: number;
   /** Threshold for longer texts, judged by their best window (higher: best of many by chance). */
   threshold_logit_long?: number;
+  /** Per-language [short, long] thresholds (language as language.ts identifies it), used with `language_thresholds: true`. */
+  lang_thresholds?: Record<string, [number, number]>;
+  /** [short, long] for a language not in lang_thresholds (few or no training rows): the most conservative. */
+  lang_threshold_unseen?: [number, number];
 }
 
 /** The shipped model.json sits next to the source; compiled code runs from dist/, so look in both places. */
@@ -69,6 +74,13 @@ function checkModel(m: unknown, file: string): ModelFile {
   for (const h of ['detect', 'type']) {
     const head = heads?.[h];
     if (!head || !isNum(head.bias) || !isNum(head.scale) || !Number.isInteger(head.offset)) bad(`heads.${h} must have numeric bias, scale and offset`);
+  }
+  if (o.lang_thresholds !== undefined) {
+    const t = o.lang_thresholds as Record<string, unknown>;
+    if (t === null || typeof t !== 'object' || Array.isArray(t)) bad('"lang_thresholds" must map language codes to [short, long]');
+    for (const [lang, v] of Object.entries(t)) if (!Array.isArray(v) || v.length !== 2 || !v.every(isNum)) bad(`"lang_thresholds.${lang}" must be [short, long] numbers`);
+    const u = o.lang_threshold_unseen;
+    if (!Array.isArray(u) || u.length !== 2 || !u.every(isNum)) bad('"lang_threshold_unseen" must be [short, long] numbers when "lang_thresholds" is present');
   }
   if (o.format === MODEL_FORMAT && (typeof o.weights_sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(o.weights_sha256))) bad('"weights_sha256" (hex sha256 of the weights file) is missing');
   return o as unknown as ModelFile;
@@ -133,6 +145,21 @@ export class Classifier {
     const m = this.model;
     const r = this.scorer.score(text, this.detect, m.bits, m.chunk_chars, m.window_chunks, m.features);
     return { logit: m.heads.detect.bias + m.heads.detect.scale * r.raw, start: r.start, end: r.end };
+  }
+
+  /**
+   * The model's threshold for `text` (the original, whose language is identified): its language's
+   * own when model.json has per-language thresholds, the conservative one for a language it has
+   * none for, the global one for a text too short to tell or a model without them.
+   */
+  thresholdFor(text: string, long: boolean): number {
+    const m = this.model;
+    const global = long ? m.threshold_logit_long ?? m.threshold_logit : m.threshold_logit;
+    if (m.lang_thresholds === undefined || m.lang_threshold_unseen === undefined) return global;
+    const lang = identifyLanguage(text);
+    if (lang === 'und') return global;
+    const pair = m.lang_thresholds[lang] ?? m.lang_threshold_unseen;
+    return long ? pair[1] : pair[0];
   }
 
   /** > 0 means the window reads like a jailbreak rather than an instruction injection. */
@@ -212,10 +239,12 @@ const plugin: DetectorPlugin = {
     // rag_severity: 'medium' = on retrieved documents and tool results the model alone flags and
     // records but never blocks (rules still block there); 'by_score' = high above threshold + 3,
     // as on prompts. Documents are where the model is least sure (docs/lab/detectors-notebook.md).
+    // language_thresholds: true = the model's per-language thresholds (lang_thresholds), the
+    // language identified from the text; off by default (docs/lab/concepts.md has the figures).
     // abstain_on_data: true = score only the parts of the text that read as natural language
     // (src/scanning/structure.ts) and say nothing on data alone (tables, logs, hashes, blobs, runs
     // of one character); false = score the whole view as it is.
-    defaultConfig: { model: null as string | null, threshold_logit: null as number | null, threshold_logit_long: null as number | null, view: 'normalised', rag_severity: 'medium', abstain_on_data: true },
+    defaultConfig: { model: null as string | null, threshold_logit: null as number | null, threshold_logit_long: null as number | null, view: 'normalised', rag_severity: 'medium', abstain_on_data: true, language_thresholds: false },
     schema: {
       type: 'object',
       additionalProperties: false,
@@ -227,6 +256,7 @@ const plugin: DetectorPlugin = {
         view: { type: 'string', minLength: 1 },
         rag_severity: { enum: ['medium', 'by_score'] },
         abstain_on_data: { type: 'boolean' },
+        language_thresholds: { type: 'boolean' },
       },
     },
   },
@@ -240,7 +270,7 @@ const plugin: DetectorPlugin = {
     const thresholdFor = (text: string) => {
       const long = text.length > c.model.chunk_chars * c.model.window_chunks;
       const configured = long ? ctx.config.threshold_logit_long : ctx.config.threshold_logit;
-      const fromModel = long ? c.model.threshold_logit_long ?? c.model.threshold_logit : c.model.threshold_logit;
+      const fromModel = ctx.config.language_thresholds === true ? c.thresholdFor(input.original, long) : long ? c.model.threshold_logit_long ?? c.model.threshold_logit : c.model.threshold_logit;
       return typeof configured === 'number' ? configured : fromModel;
     };
     const gated = ctx.config.abstain_on_data !== false;

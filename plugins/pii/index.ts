@@ -173,7 +173,9 @@ const plugin: DetectorPlugin = {
     name: 'pii',
     version: '1.0.0',
     description: 'Payment cards (Luhn), IBANs (mod 97), e-mail addresses and phone numbers.',
-    targets: ['prompt', 'output'],
+    // rag too (tool results, retrieved documents, with prompt_kinds): what a policy does with
+    // the finding is the policy's (docs/policies.md); the built-in default flags it there.
+    targets: ['prompt', 'rag', 'output'],
     defaultConfig: { prompt_kinds: ['card', 'iban'], output_kinds: ['card', 'iban', 'email', 'phone'], max_spans: 50 },
     schema: {
       type: 'object',

@@ -5,7 +5,7 @@
  *
  *   node dist/scripts/data/build-corpus.js --mirror /work/.mirror --out data/corpus/corpus.jsonl.gz
  *     [--sources scripts/data/sources.json] [--dev ../shared/data/injection-dev.jsonl] [--handwritten data/handwritten]
- *     [--seed 20251125] [--scale 1] [--stats data/corpus/stats.json] [--relabel-log FILE.tsv]
+ *     [--seed 20251125] [--scale 1] [--stats data/corpus/stats.json] [--relabel-log FILE.tsv] [--code-switch 0]
  *
  * Row format: scripts/data/README.md (the contract in the corpus schema note). What it does:
  * source rows (relabelled where a file's category is not a label) + generated rows (indirect
@@ -23,6 +23,7 @@ import { loadHandwritten } from './handwritten.js';
 import type { CorpusRow } from './row.js';
 import { countBy, crossTab } from './stats.js';
 import { assertValid } from './validate.js';
+import { codeSwitch } from './codeswitch.js';
 
 function arg(name: string, dflt?: string): string {
   const i = process.argv.indexOf('--' + name);
@@ -32,7 +33,7 @@ function arg(name: string, dflt?: string): string {
 }
 
 if (process.argv.includes('--help')) {
-  console.log('build-corpus --mirror DIR --out FILE.jsonl.gz [--sources FILE] [--dev FILE] [--handwritten DIR] [--seed N] [--scale X] [--stats FILE] [--relabel-log FILE]');
+  console.log('build-corpus --mirror DIR --out FILE.jsonl.gz [--sources FILE] [--dev FILE] [--handwritten DIR] [--seed N] [--scale X] [--stats FILE] [--relabel-log FILE] [--code-switch SHARE]');
   process.exit(0);
 }
 const mirror = arg('mirror');
@@ -44,7 +45,10 @@ const seed = Number(arg('seed', '20251125'));
 const scale = Number(arg('scale', '1'));
 const statsFile = arg('stats', '');
 const relabelLog = arg('relabel-log', '');
+// Share of rows with concept words that also get a code-switched copy (codeswitch.ts); 0 = off (the shipped corpus).
+const codeSwitchShare = Number(arg('code-switch', '0'));
 if (!Number.isFinite(seed) || !(scale > 0)) { console.error('build-corpus: --seed must be a number and --scale > 0'); process.exit(2); }
+if (!(codeSwitchShare >= 0 && codeSwitchShare <= 1)) { console.error(`build-corpus: --code-switch must be a share between 0 and 1, got ${JSON.stringify(arg('code-switch', '0'))}`); process.exit(2); }
 
 // A missing snapshot, an unpinned commit or a corpus that fails its contract ends the run with one line saying which.
 process.on('uncaughtException', (e) => { console.error(`build-corpus: ${e.message}`); process.exit(1); });
@@ -66,6 +70,7 @@ const all: CorpusRow[] = [
   ...generateUserRequests(M, o),
   ...generateFragments(M, o),
 ];
+if (codeSwitchShare > 0) all.push(...codeSwitch(all, { seed: seed + 24, share: codeSwitchShare }));
 // A row needs some text to carry a label (a few source rows are empty).
 const { rows, report } = dedupe(all.filter((r) => r.text.length >= 3));
 // Seeded shuffle so that a reader taking the head of the file gets a mix.

@@ -15,6 +15,8 @@ export interface ApiKeyRecord {
   expires_at: string | null;
   rate_limit: number | null;
   revoked_at: string | null;
+  /** The policy the key's requests get (docs/policies.md); null: the route's, model's or `default`. Absent on keys made before policies. */
+  policy?: string | null;
 }
 
 export interface NewApiKey {
@@ -22,6 +24,7 @@ export interface NewApiKey {
   role: Role;
   expires_at?: string | null;
   rate_limit?: number | null;
+  policy?: string | null;
 }
 
 export type KeyLookup = { ok: true; key: ApiKeyRecord } | { ok: false; reason: 'unknown' | 'revoked' | 'expired' | 'malformed' };
@@ -41,6 +44,8 @@ export interface ApiKeyStore {
   list(): Promise<ApiKeyRecord[]>;
   get(id: string): Promise<ApiKeyRecord | null>;
   revoke(id: string): Promise<ApiKeyRecord | null>;
+  /** Sets (or with null clears) the key's policy; null when there is no such key. */
+  setPolicy(id: string, policy: string | null): Promise<ApiKeyRecord | null>;
   touch(id: string, at: Date): Promise<void>;
   /** `warden db import`: a key as exported (its hash; the secret is never known). False if it is already there. */
   restore(record: ApiKeyRecord, hash: string): Promise<boolean>;
@@ -91,6 +96,7 @@ export function newRecord(input: NewApiKey): ApiKeyRecord {
     expires_at: input.expires_at ?? null,
     rate_limit: input.rate_limit ?? null,
     revoked_at: null,
+    policy: input.policy ?? null,
   };
 }
 
@@ -128,6 +134,13 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     const e = this.byId.get(id);
     if (!e) return null;
     e.record.revoked_at ??= new Date().toISOString();
+    return { ...e.record };
+  }
+
+  async setPolicy(id: string, policy: string | null) {
+    const e = this.byId.get(id);
+    if (!e) return null;
+    e.record.policy = policy;
     return { ...e.record };
   }
 
@@ -266,6 +279,24 @@ export class RedisApiKeyStore implements ApiKeyStore {
     return record;
   }
 
+  /** The record is read, changed and written back inside WATCH/MULTI, so a concurrent revocation is never lost. */
+  async setPolicy(id: string, policy: string | null) {
+    const key = `${this.prefix}keys:${id}`;
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const conn = this.redis.duplicate({ enableOfflineQueue: true });
+      try {
+        await conn.watch(key);
+        const [raw, lastUsed] = await conn.hmget(key, 'record', 'last_used_at');
+        if (!raw) return null;
+        const record: ApiKeyRecord = { ...(JSON.parse(raw) as ApiKeyRecord), policy };
+        if (await conn.multi().hset(key, 'record', JSON.stringify(record)).exec()) return { ...record, last_used_at: lastUsed ?? null };
+      } finally {
+        conn.disconnect();
+      }
+    }
+    throw new Error(`the key ${id} changed concurrently too often; try again`);
+  }
+
   async touch(id: string, at: Date) {
     // A field of its own, so a touch can never overwrite a concurrent revocation.
     await this.redis.hset(`${this.prefix}keys:${id}`, 'last_used_at', at.toISOString());
@@ -340,8 +371,16 @@ export class StaleIfErrorKeyStore implements ApiKeyStore {
   }
   async revoke(id: string) {
     const revoked = await this.inner.revoke(id);
-    for (const [hash, entry] of this.recent) if (entry.result.ok && entry.result.key.id === id) this.recent.delete(hash);
+    this.forget(id);
     return revoked;
+  }
+  async setPolicy(id: string, policy: string | null) {
+    const changed = await this.inner.setPolicy(id, policy);
+    this.forget(id);
+    return changed;
+  }
+  private forget(id: string): void {
+    for (const [hash, entry] of this.recent) if (entry.result.ok && entry.result.key.id === id) this.recent.delete(hash);
   }
   touch(id: string, at: Date) {
     return this.inner.touch(id, at);

@@ -26,6 +26,8 @@ export interface VerifiedToken {
   subject: string;
   role: Role;
   expiresAt: number;
+  /** The token's claims, for the ones read elsewhere (policy_routing.jwt_claim). */
+  claims?: Record<string, unknown>;
 }
 
 export interface JwtService {
@@ -86,7 +88,7 @@ export async function createJwtService(cfg: WardenConfig['auth']['jwt']): Promis
       if (typeof payload.iat !== 'number' || payload.iat > now + tolerance) throw new InvalidTokenError('iat in the future');
       const role = payload.role as Role;
       if (!ROLES.includes(role)) throw new InvalidTokenError('missing or unknown role claim');
-      return { subject: payload.sub!, role, expiresAt: payload.exp! * 1000 };
+      return { subject: payload.sub!, role, expiresAt: payload.exp! * 1000, claims: payload as Record<string, unknown> };
     },
     async issue(subject: string, role: Role) {
       if (!signKey) throw new Error('auth.jwt.private_key is required for Warden to issue RS256 tokens');

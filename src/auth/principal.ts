@@ -11,6 +11,8 @@ export interface Principal {
   keyId?: string;
   /** Per-key rate limit override. */
   rateLimit?: number;
+  /** The policy the credential names: the API key's, or the JWT's policy claim (docs/policies.md). */
+  policy?: string;
   /** Epoch ms; set for JWTs. */
   expiresAt?: number;
 }

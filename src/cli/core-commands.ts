@@ -3,8 +3,9 @@ import type { Command } from 'commander';
 import { RedisApiKeyStore, type ApiKeyStore } from '../auth/api-keys.js';
 import { hashPassword } from '../auth/passwords.js';
 import { loadConfig } from '../config/load.js';
-import { ROLES, type Role } from '../config/types.js';
+import { ROLES, type Role, type WardenConfig } from '../config/types.js';
 import { log } from '../log.js';
+import { unknownPolicyProblem } from '../policies/validate.js';
 import { storageBackendOf } from '../storage/index.js';
 import { openDatabase } from '../storage/sqlite/database.js';
 import { moveLegacyStore } from '../storage/sqlite/legacy-location.js';
@@ -55,15 +56,17 @@ export function registerCoreCommands(program: Command): void {
     .option('--role <role>', `one of ${ROLES.join(', ')}`, 'service')
     .option('--expires-at <iso>', 'expiry date-time (ISO 8601)')
     .option('--rate-limit <n>', 'requests per minute for this key')
-    .action(async (opts: KeyOpts & { name: string; role: string; expiresAt?: string; rateLimit?: string }) => {
+    .option('--policy <name>', 'the policy its requests get (a name from `policies`; docs/policies.md)')
+    .action(async (opts: KeyOpts & { name: string; role: string; expiresAt?: string; rateLimit?: string; policy?: string }) => {
       if (!ROLES.includes(opts.role as Role)) throw new Error(`--role must be one of ${ROLES.join(', ')}`);
       const rateLimit = opts.rateLimit === undefined ? null : Number(opts.rateLimit);
       if (rateLimit !== null && (!Number.isInteger(rateLimit) || rateLimit < 1)) throw new Error('--rate-limit must be a positive integer');
       if (opts.expiresAt && Number.isNaN(Date.parse(opts.expiresAt))) throw new Error('--expires-at must be an ISO 8601 date-time');
-      const input = { name: opts.name, role: opts.role as Role, expires_at: opts.expiresAt ? new Date(opts.expiresAt).toISOString() : null, rate_limit: rateLimit };
+      const input = { name: opts.name, role: opts.role as Role, expires_at: opts.expiresAt ? new Date(opts.expiresAt).toISOString() : null, rate_limit: rateLimit, ...(opts.policy ? { policy: opts.policy } : {}) };
       const created = await withKeys(opts, {
         http: (call) => call('POST', '/v1/keys', input),
-        store: async (store) => {
+        store: async (store, config) => {
+          checkPolicy('--policy', opts.policy, config);
           const { key, secret } = await store.create(input);
           return { ...key, key: secret };
         },
@@ -78,6 +81,21 @@ export function registerCoreCommands(program: Command): void {
     });
     process.stdout.write(`${JSON.stringify(listed, null, 2)}\n`);
   });
+
+  target(keys.command('set-policy').description('Set the policy a key\'s requests get ("none" clears it).').argument('<id>', 'key id (key_...)').argument('<policy>', 'a name from `policies`, or none'))
+    .action(async (id: string, name: string, opts: KeyOpts) => {
+      const policy = name === 'none' ? null : name;
+      const changed = await withKeys(opts, {
+        http: (call) => call('PATCH', `/v1/keys/${encodeURIComponent(id)}`, { policy }),
+        store: async (store, config) => {
+          checkPolicy('<policy>', policy ?? undefined, config);
+          const r = await store.setPolicy(id, policy);
+          if (!r) throw new Error(`no API key ${id}`);
+          return r;
+        },
+      });
+      process.stdout.write(`${JSON.stringify(changed, null, 2)}\n`);
+    });
 
   target(keys.command('revoke').description('Revoke a key by id.').argument('<id>', 'key id (key_...)')).action(async (id: string, opts: KeyOpts) => {
     const revoked = await withKeys(opts, {
@@ -100,7 +118,13 @@ interface KeyOpts {
 
 type HttpCall = (method: string, path: string, body?: unknown) => Promise<unknown>;
 
-async function withKeys<T>(opts: KeyOpts, via: { http: (call: HttpCall) => Promise<T>; store: (store: ApiKeyStore) => Promise<T> }): Promise<T> {
+/** Working on the store directly, a key may name only a policy the configuration defines (the server checks it over --url). */
+function checkPolicy(flag: string, policy: string | undefined, config: WardenConfig): void {
+  const problem = policy === undefined ? null : unknownPolicyProblem(flag, policy, config);
+  if (problem) throw new Error(problem);
+}
+
+async function withKeys<T>(opts: KeyOpts, via: { http: (call: HttpCall) => Promise<T>; store: (store: ApiKeyStore, config: WardenConfig) => Promise<T> }): Promise<T> {
   if (opts.url) {
     const adminKey = opts.adminKey ?? process.env.WARDEN_ADMIN_KEY;
     if (!adminKey) throw new Error('--url needs --admin-key or $WARDEN_ADMIN_KEY');
@@ -124,7 +148,7 @@ async function withKeys<T>(opts: KeyOpts, via: { http: (call: HttpCall) => Promi
     const opened = openDatabase(config.storage.sqlite_path, { role: 'tool' });
     try {
       const writer = new WriteQueue(opened.db, opened.file, { failed: (store, err) => log.error({ store, err: err.message }, 'write failed'), recovered: () => undefined });
-      return await via.store(new SqliteApiKeyStore(opened.db, writer));
+      return await via.store(new SqliteApiKeyStore(opened.db, writer), config);
     } finally {
       opened.close();
     }
@@ -135,7 +159,7 @@ async function withKeys<T>(opts: KeyOpts, via: { http: (call: HttpCall) => Promi
   const redis = new Redis(config.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
   try {
-    return await via.store(new RedisApiKeyStore(redis, config.redis.key_prefix));
+    return await via.store(new RedisApiKeyStore(redis, config.redis.key_prefix), config);
   } finally {
     redis.disconnect();
   }

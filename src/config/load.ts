@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { parseDocument, parse as parseYamlScalar } from 'yaml';
+import { policyProblems } from '../policies/validate.js';
 import { configSchema } from './schema/index.js';
 import type { WardenConfig } from './types.js';
 
@@ -55,6 +56,7 @@ export function loadConfig(opts: { path?: string | null; env?: NodeJS.ProcessEnv
   const config = raw as WardenConfig;
   loadKeyMaterial(config, problems);
   checkAuthConsistency(config, problems);
+  problems.push(...policyProblems(config));
   if (problems.length) throw new ConfigError(source, problems);
   return { config, path: path ? resolve(path) : null };
 }

@@ -1,5 +1,25 @@
 import type { Severity } from '../scanning/types.js';
 
+export type PolicyAction = 'block' | 'flag' | 'redact' | 'allow';
+
+/** One target's rules in a policy, as written in warden.yaml. */
+export interface PolicyTargetSpec {
+  block_severity?: Severity;
+  fail_mode?: 'closed' | 'open';
+  detectors?: string[];
+  thresholds?: Record<string, number>;
+  actions?: Record<string, PolicyAction>;
+}
+
+/** A policy as written in warden.yaml: rules for every target, then per target. */
+export interface PolicySpec extends PolicyTargetSpec {
+  extends?: string;
+  description?: string;
+  prompt?: PolicyTargetSpec;
+  rag?: PolicyTargetSpec;
+  output?: PolicyTargetSpec;
+}
+
 /** security.outcome: the chat proxy's outcome guards (defaults in src/proxy/outcome/settings.ts). */
 export interface OutcomeConfig {
   leakage?: { enabled?: boolean; min_shingles?: number; min_fraction?: number; max_shingles?: number; min_chars?: number; char_fraction?: number; max_chars?: number; translated?: boolean; min_rare_tokens?: number; rare_fraction?: number };
@@ -89,6 +109,9 @@ export interface WardenConfig {
     /** The chat proxy's outcome guards (src/proxy/outcome/settings.ts). */
     outcome?: OutcomeConfig;
   };
+  /** Named policies (docs/policies.md); `default` is built in. */
+  policies: Record<string, PolicySpec>;
+  policy_routing: { routes: Record<string, string>; models: Record<string, string>; jwt_claim: string };
   limits: { max_body_bytes: number; batch_max_items: number; max_json_depth: number };
   redis: { url?: string; key_prefix: string };
   storage: { backend?: 'memory' | 'sqlite' | 'redis'; sqlite_path: string; store_input: 'excerpt' | 'full' | 'none'; excerpt_chars: number; max_scans: number; retention_days: number };

@@ -28,6 +28,8 @@ export const threatDetectedData = {
     rule_id: nullableString,
     request_id: nullableString,
     caller: nullableString,
+    policy: { type: 'string' },
+    policy_version: { type: 'string' },
   },
 } as const;
 

@@ -37,6 +37,7 @@ export function createApp(services: Services, api: Api, log: Logger): Koa<Warden
     keys: services.keys,
     metrics: services.httpMetrics,
     admit: admitTogether ? () => keyWindow(services.config().security.rate_limit) : undefined,
+    policyClaim: () => services.config().policy_routing?.jwt_claim ?? 'warden_policy',
   });
   const limit = rateLimit({
     store: services.limiter,

@@ -8,6 +8,8 @@ import type { ChatCompletion, ChatCompletionChunk, ChatRequest, Usage } from '..
 import type { SpendTracker } from '../spend/tracker.js';
 import type { Target } from '../scanning/types.js';
 import { leaksCanary, newCanary, plantCanary } from './canary.js';
+import { redactRequest, restoreCompletion, restoreStream } from './redact.js';
+import type { PlaceholderVault } from '../policies/placeholders.js';
 import { requestFields, scanParts } from '../scan-service/chat-fields.js';
 import { undecodablePolicy } from './undecodable.js';
 import type { ProxyMetrics } from '../metrics/proxy.js';
@@ -55,6 +57,8 @@ export interface ChatCall {
   caller: string | null;
   /** Aborted when the client goes away: cancels the upstream request. */
   signal: AbortSignal;
+  /** The policy the credential names (docs/policies.md). */
+  policy?: string | null;
 }
 
 export type ChatOutcome =
@@ -92,7 +96,7 @@ export class ChatService {
     // Fail fast on a model nobody serves, before spending a scan on it.
     this.deps.router.candidates(input.model);
 
-    const base: Omit<ScanContext, 'source'> = { requestId: call.requestId, caller: call.caller, model: input.model };
+    const base: Omit<ScanContext, 'source'> = { requestId: call.requestId, caller: call.caller, model: input.model, policy: call.policy, route: '/v1/chat/completions' };
     const t0 = performance.now();
     // Every field of the request through the one field map (src/scan-service/chat-fields.ts).
     const fields = requestFields(input, { scanSystemTurns: settings.scan_system_turns });
@@ -116,8 +120,10 @@ export class ChatService {
       });
     }
 
+    // Values the policy redacts go upstream as placeholders and come back restored (src/proxy/redact.ts).
+    const redaction = redactRequest(input, inputScans);
     const canary = settings.canary ? newCanary() : null;
-    const upstreamReq: ChatRequest = canary ? plantCanary(input, canary) : { ...input };
+    const upstreamReq: ChatRequest = canary ? plantCanary(redaction?.request ?? input, canary) : { ...(redaction?.request ?? input) };
     // Output scans also name the provider that answered (known once routed).
     const outputCtx: Omit<ScanContext, 'source'> = { ...base };
     const outcome = this.outcomeGate(input, call, outputCtx, enforce);
@@ -163,7 +169,8 @@ export class ChatService {
         throw new OutputBlockedError(verdict);
       }
       // The upstream's completion as it is, unless it named no model (then the one asked for).
-      return { kind: 'json', body: completion.model ? completion : { ...completion, model: input.model } };
+      const body = completion.model ? completion : { ...completion, model: input.model };
+      return { kind: 'json', body: redaction ? restoreCompletion(body, redaction.vault) : body };
     }
 
     const routed = await this.deps.router.stream(upstreamReq, call.signal).catch(async (err: unknown) => {
@@ -175,7 +182,7 @@ export class ChatService {
       { stream: 'true' },
       Math.max(0, performance.now() - started - routed.upstreamMs - routed.wastedMs - inputScanMs) / 1000,
     );
-    const frames = this.frames(outcome ? outcome.tap(routed.result) : routed.result, routed.provider.name, input, call, settings, check);
+    const frames = this.frames(outcome ? outcome.tap(routed.result) : routed.result, routed.provider.name, input, call, settings, check, redaction?.vault);
     // Pull the first frame now: anything that fails before it becomes a proper HTTP status.
     const first = await frames.next();
     return { kind: 'stream', frames: prepend(first, frames) };
@@ -188,6 +195,7 @@ export class ChatService {
     call: ChatCall,
     settings: ChatSettings,
     check: OutputCheck,
+    vault?: PlaceholderVault,
   ): AsyncGenerator<string> {
     let usage: Usage | null = null;
     let yielded = false;
@@ -199,7 +207,7 @@ export class ChatService {
         ? bufferGuard(withUsage, check)
         : incrementalGuard(withUsage, check, { chunkChars: settings.stream_chunk_chars, overlapChars: settings.stream_overlap_chars });
     try {
-      for await (const chunk of guarded) {
+      for await (const chunk of vault ? restoreStream(guarded, vault) : guarded) {
         yielded = true;
         yield sse(chunk);
       }

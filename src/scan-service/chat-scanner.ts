@@ -12,14 +12,18 @@ export function chatScannerOf(service: ScanService): ChatScanner {
     async scan(text, target, ctx) {
       const record = await service.scan(
         ctx.locate ? { messages: [{ text, target, locate: ctx.locate }] } : { text, target },
-        { requestId: ctx.requestId, caller: ctx.caller, provider: ctx.provider, model: ctx.model },
+        { requestId: ctx.requestId, caller: ctx.caller, provider: ctx.provider, model: ctx.model, policy: ctx.policy, route: ctx.route },
         { record: ctx.partial ? 'if_threats' : true, awaitRecord: 'if_threats', ...(ctx.supplied ? { supplied: ctx.supplied } : {}), ...(ctx.findings?.length ? { findings: ctx.findings } : {}) },
       );
-      return { scan_id: record.scan_id, verdict: record.verdict, threats: record.threats };
+      const parts = service.redactionsOf(record);
+      if (parts.length === 0) return { scan_id: record.scan_id, verdict: record.verdict, threats: record.threats };
+      // One part (the text given): each redacted span's value, for the proxy's placeholders.
+      const redactions = parts[0]!.spans.map((s) => ({ kind: s.kind, value: text.slice(s.start, s.end) }));
+      return { scan_id: record.scan_id, verdict: record.verdict, threats: record.threats, redactions };
     },
     async record(findings, text, target, ctx) {
       const threats = findings.map((f) => ({ attackType: f.attack_type, severity: f.severity, confidence: f.confidence, ruleId: f.rule_id, detector: f.detector, message: f.message, spans: [], evidence: f.evidence }));
-      const record = await service.recordFindings(text, target, threats, { requestId: ctx.requestId, caller: ctx.caller, provider: ctx.provider, model: ctx.model });
+      const record = await service.recordFindings(text, target, threats, { requestId: ctx.requestId, caller: ctx.caller, provider: ctx.provider, model: ctx.model, policy: ctx.policy, route: ctx.route });
       return { scan_id: record.scan_id, verdict: record.verdict, threats: record.threats };
     },
   };

@@ -24,6 +24,9 @@ export interface ScanRecord {
   request_id: string;
   instance_id: string;
   rules_version: string;
+  /** The policy that decided the verdict (docs/policies.md) and its version (a hash of its rules). */
+  policy?: string;
+  policy_version?: string;
   provider?: string;
   model?: string;
   metadata?: Record<string, unknown>;

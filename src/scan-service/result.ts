@@ -12,5 +12,6 @@ export function resultOf(r: ScanRecord): Record<string, unknown> {
     created_at: r.created_at,
     source: r.source,
     ...(r.error ? { error: { code: r.error.code, message: r.error.message, fail_mode: r.error.fail_mode } } : {}),
+    ...(r.policy !== undefined ? { policy: r.policy, policy_version: r.policy_version } : {}),
   };
 }

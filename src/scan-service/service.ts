@@ -2,7 +2,10 @@ import { hash } from 'node:crypto';
 import type { WardenConfig } from '../config/types.js';
 import type { EventSink, ExtraFinding, ScanThreat } from '../ports.js';
 import { log } from '../log.js';
-import { applyPolicy, type PolicyResult, type ScanPolicy } from '../scanning/policy.js';
+import { applyRules, type AppliedPolicy, type RedactSpan } from '../policies/apply.js';
+import { PlaceholderVault, redactSpans } from '../policies/placeholders.js';
+import { policyBookCache } from '../policies/resolve.js';
+import type { PolicyResult } from '../scanning/policy.js';
 import type { EngineThreat } from '../scanning/engine.js';
 import type { DetectionResult, ScanPool } from '../scanning/pool.js';
 import type { ActionTaken, Span, Target, Verdict } from '../scanning/types.js';
@@ -20,6 +23,16 @@ export interface ScanCaller {
   provider?: string;
   model?: string;
   metadata?: Record<string, unknown>;
+  /** The policy the credential names (API key or JWT claim), if any (docs/policies.md). */
+  policy?: string | null;
+  /** The route asked (`/v1/rag/scan`, ...), for policy_routing.routes. */
+  route?: string;
+}
+
+/** The spans of one part of a subject the policy redacted. */
+export interface PartRedactions {
+  part: number;
+  spans: RedactSpan[];
 }
 
 /**
@@ -132,11 +145,11 @@ export class ScanService {
 
   /** Which texts the policy would flag (or block), scanned as one batch: no record, no event,
    * no metric. RAG sanitising uses it to find the sentences that carry an injection. */
-  async flaggedOnly(texts: string[], target: Target): Promise<boolean[]> {
+  async flaggedOnly(texts: string[], target: Target, who: Pick<ScanCaller, 'policy' | 'model' | 'route'> = {}): Promise<boolean[]> {
     if (texts.length === 0) return [];
-    const policy = this.policyOf(this.deps.config());
+    const { policy } = this.policies(this.deps.config()).choose({ credential: who.policy, model: who.model, route: who.route });
     const outcomes = await this.outcomesOf(texts.map((text) => ({ text, target })));
-    return outcomes.map((o) => applyPolicy(o, policy).verdict !== 'allow');
+    return outcomes.map((o) => applyRules(o, policy.targets[target]).verdict !== 'allow');
   }
 
   private async outcomesOf(parts: { text: string; target: Target }[]): Promise<DetectionResult[]> {
@@ -147,15 +160,21 @@ export class ScanService {
     });
   }
 
-  /** The policy of the configuration's security settings; the object is reused while they stay the same. */
-  private policyOf(config: WardenConfig): ScanPolicy {
-    const { mode, block_severity, fail_mode } = config.security;
-    const p = this.policy;
-    if (p !== null && p.mode === mode && p.block_severity === block_severity && p.fail_mode === fail_mode) return p;
-    return (this.policy = { mode, block_severity, fail_mode });
+  /** The policies of the current configuration, resolved once per configuration (src/policies/). */
+  private readonly policies = policyBookCache();
+  /** What each record's policy redacted (offsets only), for the caller that scanned it; never stored. */
+  private readonly redactions = new WeakMap<ScanRecord, PartRedactions[]>();
+
+  /** The spans the record's policy redacted, per part of the subject (none: empty). */
+  redactionsOf(record: ScanRecord): PartRedactions[] {
+    return this.redactions.get(record) ?? [];
   }
 
-  private policy: ScanPolicy | null = null;
+  /** The text of a one-text subject with the redacted spans replaced by placeholders, or null when nothing was redacted. */
+  redactedText(record: ScanRecord, text: string): string | null {
+    const parts = this.redactionsOf(record);
+    return parts.length === 0 ? null : redactSpans(text, parts[0]!.spans, new PlaceholderVault());
+  }
 
   private async finish(
     parts: ScanPart[],
@@ -165,15 +184,17 @@ export class ScanService {
     opts: ScanOptions = {},
   ): Promise<ScanRecord> {
     const config = this.deps.config();
-    const policy = this.policyOf(config);
+    const { policy } = this.policies(config).choose({ credential: who.policy, model: who.model, route: who.route });
     // Plain loops rather than map/flatMap/spread chains: this runs twice per proxied request.
-    const results: PolicyResult[] = new Array(outcomes.length);
+    const results: AppliedPolicy[] = new Array(outcomes.length);
+    let redacted: PartRedactions[] | null = null;
     let verdict: Verdict = 'allow';
     let riskScore = 0;
     let error: PolicyResult['error'] = null;
     let threatCount = 0;
     for (let i = 0; i < outcomes.length; i++) {
-      const r = (results[i] = applyPolicy(outcomes[i]!, policy));
+      const r = (results[i] = applyRules(outcomes[i]!, policy.targets[parts[i]!.target]));
+      if (r.redact.length > 0) (redacted ??= []).push({ part: i, spans: r.redact });
       if (RANK[r.verdict] > RANK[verdict]) verdict = r.verdict;
       if (r.risk_score > riskScore) riskScore = r.risk_score;
       if (error === null && r.error) error = r.error;
@@ -191,8 +212,9 @@ export class ScanService {
     const text = parts.length === 1 ? parts[0]!.text : parts.map((p) => p.text).join('\n');
     if (opts.supplied && parts.length === 1 && verdict === 'block') verdict = suppliedPii(threats, text, opts.supplied, error);
     const { store_input: storeInput, excerpt_chars: excerptChars } = config.storage;
-    // What is stored never holds a secret or PII value a detector found (src/scan-service/mask.ts).
-    const kept = storeInput === 'none' || threatCount === 0 ? text : maskedText(parts, results, text);
+    // What is stored never holds a secret or PII value a detector found (masked, src/scan-service/mask.ts)
+    // nor a value the policy redacted (its placeholder instead).
+    const kept = storeInput === 'none' || threatCount === 0 ? text : storedText(parts, results, redacted, text);
     const record: ScanRecord = {
       scan_id: newId('scn'),
       created_at: new Date().toISOString(),
@@ -206,17 +228,21 @@ export class ScanService {
       input_sha256: hash('sha256', text, 'hex'),
       input_length: text.length,
       input: storeInput === 'none' ? null : storeInput === 'full' ? kept : kept.slice(0, excerptChars),
-      input_truncated: storeInput === 'excerpt' && text.length > excerptChars,
+      input_truncated: storeInput === 'excerpt' && kept.length > excerptChars,
       caller: who.caller,
       request_id: who.requestId,
       instance_id: this.deps.instanceId,
       rules_version: outcomes[0]?.rulesVersion ?? '',
+      policy: policy.name,
+      policy_version: policy.version,
     };
+    if (redacted !== null) this.redactions.set(record, redacted);
     // Same keys in the same order as spreading them in (provider, model, metadata last).
     if (who.provider) record.provider = who.provider;
     if (who.model) record.model = who.model;
     if (who.metadata) record.metadata = who.metadata;
     this.deps.metrics.scans.inc({ source: record.source, verdict });
+    this.deps.metrics.policyScans?.inc({ policy: policy.name, policy_version: policy.version, verdict });
     for (const t of threats) {
       this.deps.metrics.threats.inc({ attack_type: t.attack_type, severity: t.severity, action: t.action_taken });
       this.deps.events.emit(
@@ -233,6 +259,8 @@ export class ScanService {
           rule_id: t.rule_id,
           request_id: who.requestId,
           caller: who.caller,
+          policy: policy.name,
+          policy_version: policy.version,
           ...(t.evidence ? { evidence: t.evidence } : {}),
         },
         t.threat_id,
@@ -281,16 +309,25 @@ function withFindings(r: DetectionResult, findings: ExtraFinding[]): DetectionRe
   return { ...r, threats: [...r.threats, ...findings.map((f) => ({ ...f, confidence: 1, detector: 'field-map', spans: [] }))] };
 }
 
-/** The subject's text (parts joined as in finish()) with the spans of secret and PII findings masked, same length. */
-function maskedText(parts: ScanPart[], results: PolicyResult[], text: string): string {
-  let any = false;
-  const masked = parts.map((p, i) => {
+/**
+ * The subject's text as stored (parts joined as in finish()): the spans of secret and PII findings
+ * masked at the same length first, so the policy's redaction spans still point at the same
+ * characters, then the redacted spans replaced by their placeholders.
+ */
+function storedText(parts: ScanPart[], results: Pick<PolicyResult, 'threats'>[], redacted: PartRedactions[] | null, text: string): string {
+  let changed = redacted !== null;
+  const texts = parts.map((p, i) => {
     const spans: MaskSpan[] = [];
     for (const t of results[i]!.threats) if (MASKED_ATTACK_TYPES.has(t.attack_type)) for (const s of t.spans) spans.push({ ...s, ruleId: t.rule_id });
-    if (spans.length) any = true;
+    if (spans.length) changed = true;
     return spans.length ? maskText(p.text, spans) : p.text;
   });
-  return any ? (masked.length === 1 ? masked[0]! : masked.join('\n')) : text;
+  if (!changed) return text;
+  if (redacted !== null) {
+    const vault = new PlaceholderVault();
+    for (const r of redacted) texts[r.part] = redactSpans(texts[r.part]!, r.spans, vault);
+  }
+  return texts.length === 1 ? texts[0]! : texts.join('\n');
 }
 
 const RANK: Record<Verdict, number> = { allow: 0, flag: 1, block: 2 };

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { WardenConfig } from '../config/types.js';
+import type { PolicySpec, WardenConfig } from '../config/types.js';
 import type { Severity } from '../scanning/types.js';
 import { log } from '../log.js';
 
@@ -8,8 +8,10 @@ export interface RuntimeSettings {
   rate_limit?: number;
   mode?: 'enforce' | 'monitor';
   block_severity?: Severity;
+  /** Replaces warden.yaml's `policies` section as a whole (docs/policies.md). */
+  policies?: Record<string, PolicySpec>;
 }
-export const SETTING_KEYS = ['rate_limit', 'mode', 'block_severity'] as const;
+export const SETTING_KEYS = ['rate_limit', 'mode', 'block_severity', 'policies'] as const;
 
 /**
  * Overrides on top of warden.yaml. Memory: this instance only, until it stops. SQLite: this instance, kept across restarts. Redis: one hash every instance
@@ -26,7 +28,8 @@ export interface SettingsStore {
 
 export function applySettings(config: WardenConfig, s: RuntimeSettings): WardenConfig {
   if (!Object.keys(s).length) return config;
-  return { ...config, security: { ...config.security, ...s } };
+  const { policies, ...security } = s;
+  return { ...config, security: { ...config.security, ...security }, ...(policies !== undefined ? { policies } : {}) };
 }
 
 /** A patch applied to the current overrides (null clears one). */

@@ -26,7 +26,7 @@ export function exportSqlite(path: string, opts: { scans: number }): ExportFile 
   const opened = openDatabase(path, { role: 'tool' });
   try {
     const { db } = opened;
-    const keys = db.prepare('SELECT id, name, role, created_at, last_used_at, expires_at, rate_limit, revoked_at, hash FROM api_keys ORDER BY created_at, id').all() as ExportFile['keys'];
+    const keys = db.prepare('SELECT id, name, role, created_at, last_used_at, expires_at, rate_limit, revoked_at, policy, hash FROM api_keys ORDER BY created_at, id').all() as ExportFile['keys'];
     const rawSettings = db.prepare("SELECT value FROM settings WHERE name = 'overrides'").pluck().get() as string | undefined;
     const scans = (db.prepare('SELECT record FROM scans ORDER BY id DESC LIMIT ?').pluck().all(opts.scans) as string[]).map((r) => JSON.parse(r) as ScanRecord);
     return { format: 'warden-export', version: 1, exported_at: new Date().toISOString(), source: opened.file, keys, settings: rawSettings ? (JSON.parse(rawSettings) as RuntimeSettings) : {}, scans };

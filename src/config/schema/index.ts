@@ -3,6 +3,7 @@ import { eventsSchema, kafkaSchema, wsSchema } from './events.js';
 import { jobsSchema } from './jobs.js';
 import { limitsSchema } from './limits.js';
 import { healthChecksSchema, pricingSchema, providersSchema, spendSchema } from './providers.js';
+import { policiesSchema, policyRoutingSchema } from './policies.js';
 import { scanningSchema } from './scanning.js';
 import { securitySchema } from './security.js';
 import { serverSchema } from './server.js';
@@ -17,6 +18,8 @@ export const configSchema = {
     server: serverSchema,
     auth: authSchema,
     security: securitySchema,
+    policies: policiesSchema,
+    policy_routing: policyRoutingSchema,
     limits: limitsSchema,
     redis: redisSchema,
     storage: storageSchema,

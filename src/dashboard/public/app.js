@@ -5,6 +5,7 @@ import { api, apiKey, ApiFailure, whenUnauthorized } from './api.js';
 import { horizontalBars, stackedColumns } from './charts.js';
 import { h, clear, table, field, select, fmtTime, fmtMoney, highlight } from './dom.js';
 import { jobs } from './jobs.js';
+import { policiesView, policyChoice, routePolicies } from './policies.js';
 
 const state = { me: null, feed: null, events: [], feedStatus: 'disconnected' };
 const $ = (id) => document.getElementById(id);
@@ -119,7 +120,7 @@ async function enter(me) {
 
 // ---------- routing ----------
 
-const VIEWS = { overview, live, scans, scan: scanDetail, providers, reports, keys, settings, jobs };
+const VIEWS = { overview, live, scans, scan: scanDetail, providers, reports, keys, settings, jobs, policies: (root) => policiesView(root, { notice, isAdmin: state.me.role === 'admin' }) };
 const ADMIN_ONLY = new Set(['keys', 'settings']);
 
 let focusOnRoute = false;
@@ -454,6 +455,7 @@ async function keys(root) {
     select('role', 'Role', ['service', 'analyst', 'admin']),
     field('rate_limit', 'Rate limit (per minute, optional)', 'number', '', { min: 1 }),
     field('expires_at', 'Expires (optional)', 'datetime-local', ''),
+    await policyChoice(),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Create key')));
   const secret = h('div', { id: 'new-secret', hidden: true, class: 'secret', role: 'status' });
   const list = h('div', { class: 'table-wrap' });
@@ -461,7 +463,7 @@ async function keys(root) {
   const refresh = async () => {
     const { data } = await api('/v1/keys');
     clear(list);
-    list.append(table(['Name', 'ID', 'Role', 'Created', 'Last used', 'Expires', 'Status', ''], data.map((k) => [k.name, h('code', {}, k.id), k.role, fmtTime(k.created_at), k.last_used_at ? fmtTime(k.last_used_at) : 'never', k.expires_at ? fmtTime(k.expires_at) : '–', k.revoked_at ? `revoked ${fmtTime(k.revoked_at)}` : 'active',
+    list.append(table(['Name', 'ID', 'Role', 'Policy', 'Created', 'Last used', 'Expires', 'Status', ''], data.map((k) => [k.name, h('code', {}, k.id), k.role, k.policy ?? '–', fmtTime(k.created_at), k.last_used_at ? fmtTime(k.last_used_at) : 'never', k.expires_at ? fmtTime(k.expires_at) : '–', k.revoked_at ? `revoked ${fmtTime(k.revoked_at)}` : 'active',
       k.revoked_at ? '' : h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke ${k.name} (${k.id})`, onclick: () => revoke(k) }, 'Revoke')]), 'keys'));
   };
   const revoke = async (k) => {
@@ -479,7 +481,7 @@ async function keys(root) {
     const f = Object.fromEntries(new FormData(form));
     if (!f.name.trim()) return notice('Give the key a name.');
     try {
-      const created = await api('/v1/keys', { method: 'POST', body: { name: f.name.trim(), role: f.role, ...(f.rate_limit ? { rate_limit: Number(f.rate_limit) } : {}), ...(f.expires_at ? { expires_at: new Date(f.expires_at).toISOString() } : {}) } });
+      const created = await api('/v1/keys', { method: 'POST', body: { name: f.name.trim(), role: f.role, ...(f.rate_limit ? { rate_limit: Number(f.rate_limit) } : {}), ...(f.expires_at ? { expires_at: new Date(f.expires_at).toISOString() } : {}), ...(f.policy ? { policy: f.policy } : {}) } });
       form.reset();
       clear(secret);
       secret.append(h('p', {}, h('strong', {}, `Key "${created.name}" created. Copy the secret now: it is shown only once.`)), h('code', { id: 'secret-value' }, created.key), h('button', { type: 'button', class: 'secondary', onclick: () => navigator.clipboard?.writeText(created.key) }, 'Copy'));
@@ -526,6 +528,7 @@ async function settings(root) {
       if (err.status !== 401) notice(err.message);
     }
   });
+  await routePolicies(root);
 }
 
 start();

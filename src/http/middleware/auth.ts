@@ -34,9 +34,11 @@ interface AuthDeps {
    * rate-limit stage, which then makes none of its own.
    */
   admit?: () => RateRequest;
+  /** The JWT claim that names the caller's policy (policy_routing.jwt_claim). */
+  policyClaim?: () => string;
 }
 
-async function identify(ctx: WardenContext, { jwt, keys, metrics, admit }: AuthDeps, lastTouched: Map<string, number>): Promise<Principal> {
+async function identify(ctx: WardenContext, { jwt, keys, metrics, admit, policyClaim }: AuthDeps, lastTouched: Map<string, number>): Promise<Principal> {
   const fail = (reason: string, message?: string) => {
     metrics.authFailures.inc({ reason });
     return unauthorized(message);
@@ -50,7 +52,7 @@ async function identify(ctx: WardenContext, { jwt, keys, metrics, admit }: AuthD
     // OpenAI SDKs send their apiKey as a bearer token; a Warden API key there is an API key
     // (a JWT never starts with svc_), so `new OpenAI({ apiKey: 'svc_...' })` just works.
     if (token.startsWith('svc_')) return fromApiKey(ctx, token, { keys, fail, admit }, lastTouched);
-    return fromToken(token, 'jwt', jwt, fail);
+    return fromToken(token, 'jwt', jwt, fail, policyClaim);
   }
   if (apiKey) {
     if (!apiKey.startsWith('svc_')) throw fail('key_prefix', 'API keys start with "svc_".');
@@ -92,13 +94,14 @@ async function fromApiKey(
     lastTouched.set(found.key.id, now);
     void keys.touch(found.key.id, new Date(now)).catch(() => undefined);
   }
-  return { method: 'api_key', subject: found.key.id, keyId: found.key.id, role: found.key.role, rateLimit: found.key.rate_limit ?? undefined };
+  return { method: 'api_key', subject: found.key.id, keyId: found.key.id, role: found.key.role, rateLimit: found.key.rate_limit ?? undefined, ...(found.key.policy ? { policy: found.key.policy } : {}) };
 }
 
-async function fromToken(token: string, method: 'jwt' | 'cookie', jwt: JwtService, fail: (r: string, m?: string) => Error): Promise<Principal> {
+async function fromToken(token: string, method: 'jwt' | 'cookie', jwt: JwtService, fail: (r: string, m?: string) => Error, policyClaim?: () => string): Promise<Principal> {
   try {
     const verified = await jwt.verify(token);
-    return { method, subject: verified.subject, role: verified.role, expiresAt: verified.expiresAt };
+    const policy = policyClaim ? verified.claims?.[policyClaim()] : undefined;
+    return { method, subject: verified.subject, role: verified.role, expiresAt: verified.expiresAt, ...(typeof policy === 'string' && policy ? { policy } : {}) };
   } catch (err) {
     if (err instanceof InvalidTokenError) throw fail(`jwt_${err.reason.split(' ')[0]}`, err.reason === 'expired' ? 'The token has expired; log in again.' : 'The token is not valid.');
     throw err;

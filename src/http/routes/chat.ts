@@ -50,6 +50,7 @@ export function registerChatRoutes(api: Api, chat: () => ChatService): void {
         requestId: ctx.state.requestId,
         caller: principal ? callerId(principal) : null,
         signal: abort.signal,
+        policy: principal?.policy ?? null,
       });
       if (outcome.kind === 'json') {
         ctx.body = outcome.body;

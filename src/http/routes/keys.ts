@@ -1,4 +1,6 @@
 import type { ApiKeyRecord } from '../../auth/api-keys.js';
+import { POLICY_NAME_PATTERN } from '../../config/schema/policies.js';
+import { unknownPolicyProblem } from '../../policies/validate.js';
 import type { Services } from '../../services.js';
 import type { Api } from '../api.js';
 import { badRequest, notFound } from '../errors.js';
@@ -16,11 +18,20 @@ export const apiKeySchema = {
     expires_at: { type: ['string', 'null'], format: 'date-time' },
     rate_limit: { type: ['integer', 'null'] },
     revoked_at: { type: ['string', 'null'], format: 'date-time' },
+    policy: { type: ['string', 'null'], description: 'The policy this key\'s requests get (docs/policies.md); null: the route\'s, the model\'s or default.' },
   },
 };
 
+const policyField = { type: ['string', 'null'], pattern: POLICY_NAME_PATTERN, description: 'A policy name from `policies` in warden.yaml, or default; null for none.' };
+
 /** API key management (admin only). The secret is returned once, at creation. */
 export function registerKeyRoutes(api: Api, services: Services): void {
+  /** A key may name only a policy the running configuration defines. */
+  const checkPolicy = (policy: string | null | undefined) => {
+    if (policy === undefined || policy === null) return;
+    const problem = unknownPolicyProblem('policy', policy, services.config());
+    if (problem) throw badRequest(problem, 'policy');
+  };
   const keyRef = api.component('ApiKey', apiKeySchema);
 
   api.add(
@@ -41,6 +52,7 @@ export function registerKeyRoutes(api: Api, services: Services): void {
           role: { enum: ['admin', 'analyst', 'service'] },
           expires_at: { type: ['string', 'null'], format: 'date-time' },
           rate_limit: { type: ['integer', 'null'], minimum: 1, maximum: 1000000 },
+          policy: policyField,
         },
       },
       responses: {
@@ -49,8 +61,9 @@ export function registerKeyRoutes(api: Api, services: Services): void {
       },
     },
     async (ctx) => {
-      const body = ctx.state.body as { name: string; role: ApiKeyRecord['role']; expires_at?: string | null; rate_limit?: number | null };
+      const body = ctx.state.body as { name: string; role: ApiKeyRecord['role']; expires_at?: string | null; rate_limit?: number | null; policy?: string | null };
       if (body.expires_at && Date.parse(body.expires_at) <= Date.now()) throw badRequest('expires_at: must be in the future.', 'expires_at');
+      checkPolicy(body.policy);
       const expires = body.expires_at ? new Date(body.expires_at).toISOString() : null;
       const { key, secret } = await services.keys.create({ ...body, expires_at: expires });
       ctx.status = 201;
@@ -71,6 +84,32 @@ export function registerKeyRoutes(api: Api, services: Services): void {
     },
     async (ctx) => {
       ctx.body = { data: await services.keys.list() };
+    },
+  );
+
+  api.add(
+    {
+      method: 'patch',
+      path: '/v1/keys/:key_id',
+      operationId: 'updateKey',
+      summary: 'Change an API key\'s policy (null clears it)',
+      tags: ['keys'],
+      auth: true,
+      roles: ['admin'],
+      body: { type: 'object', additionalProperties: false, required: ['policy'], properties: { policy: policyField } },
+      responses: { '200': { description: 'The changed key.', schema: keyRef }, ...protectedErrors, ...notFoundError },
+    },
+    async (ctx) => {
+      const { policy } = ctx.state.body as { policy: string | null };
+      checkPolicy(policy);
+      const changed = await services.keys.setPolicy(String(ctx.params.key_id), policy);
+      if (!changed) throw notFound(`No API key ${ctx.params.key_id}.`);
+      services.events.emit('system_status', {
+        status: 'config_reloaded',
+        version: services.version,
+        detail: `policy of API key ${changed.id} set to ${policy ?? '(none)'} by ${ctx.state.principal!.subject}`,
+      });
+      ctx.body = changed;
     },
   );
 

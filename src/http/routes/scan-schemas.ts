@@ -68,6 +68,9 @@ export const resultSchema: JsonSchema = {
     created_at: { type: 'string', format: 'date-time' },
     source: { enum: [...TARGETS] },
     error: { type: ['object', 'null'], description: 'Set when a detector failed or timed out; the verdict then follows security.fail_mode.' },
+    policy: { type: 'string', description: 'The policy that decided the verdict (docs/policies.md).' },
+    policy_version: { type: 'string', description: 'A hash of that policy\'s rules: it changes whenever what the policy decides can.' },
+    redacted_text: { type: 'string', description: 'For `input` scans whose policy redacts a finding: the input with each redacted span replaced by a typed placeholder ([EMAIL_1]).' },
   },
 };
 export const recordSchema: JsonSchema = {

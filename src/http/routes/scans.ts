@@ -16,7 +16,15 @@ import { errorResponse, notFoundError, protectedErrors } from './schemas.js';
 export { resultOf };
 
 function who(ctx: WardenContext, metadata?: Record<string, unknown>) {
-  return { requestId: ctx.state.requestId, caller: callerId(ctx.state.principal!), ...(metadata ? { metadata } : {}) };
+  const principal = ctx.state.principal!;
+  return { requestId: ctx.state.requestId, caller: callerId(principal), policy: principal.policy ?? null, route: ctx.path, ...(metadata ? { metadata } : {}) };
+}
+
+/** A text scan's result, with the redacted text when its policy redacted something. */
+function withRedacted(service: ScanService, r: ScanRecord, text: string | undefined): Record<string, unknown> {
+  const out = resultOf(r);
+  const redacted = text === undefined ? null : service.redactedText(r, text);
+  return redacted === null ? out : { ...out, redacted_text: redacted };
 }
 
 export function registerScanRoutes(api: Api, services: Services, scans: { service: ScanService; store: ScanStore }): void {
@@ -49,7 +57,7 @@ export function registerScanRoutes(api: Api, services: Services, scans: { servic
     },
     async (ctx) => {
       const body = ctx.state.body as { input?: string; messages?: RawMessage[]; source?: Target; metadata?: Record<string, unknown> };
-      ctx.body = resultOf(await scans.service.scan(subjectOf(body, systemTurns(), '', services.config().security.input?.undecodable_content), who(ctx, body.metadata)));
+      ctx.body = withRedacted(scans.service, await scans.service.scan(subjectOf(body, systemTurns(), '', services.config().security.input?.undecodable_content), who(ctx, body.metadata)), body.input);
     },
   );
 
@@ -104,7 +112,7 @@ export function registerScanRoutes(api: Api, services: Services, scans: { servic
         who(ctx),
       );
       const byEntry = new Map(valid.map((e, i) => [e, records[i]!]));
-      const results = entries.map((e) => ('error' in e ? { id: e.id, error: e.error } : { id: e.id, ...resultOf(byEntry.get(e as (typeof valid)[number])!) }));
+      const results = entries.map((e) => ('error' in e ? { id: e.id, error: e.error } : { id: e.id, ...withRedacted(scans.service, byEntry.get(e as (typeof valid)[number])!, 'text' in (e as (typeof valid)[number]).subject ? ((e as (typeof valid)[number]).subject as { text: string }).text : undefined) }));
       const count = (v: string) => records.filter((r) => r.verdict === v).length;
       ctx.body = { results, summary: { total: entries.length, allowed: count('allow'), flagged: count('flag'), blocked: count('block'), errors: entries.length - valid.length } };
     },
@@ -192,11 +200,11 @@ export function registerScanRoutes(api: Api, services: Services, scans: { servic
         ),
       ]);
       const records = docs as ScanRecord[];
-      const probe = (texts: string[]) => scans.service.flaggedOnly(texts, 'rag');
+      const probe = (texts: string[]) => scans.service.flaggedOnly(texts, 'rag', who(ctx)); // the caller's policy, as for its records
       const flaggedIds = ids.filter((_, i) => records[i]!.flagged);
       ctx.body = {
-        query: query ? resultOf(query) : null,
-        results: records.map((r, i) => ({ id: ids[i], ...resultOf(r) })),
+        query: query ? withRedacted(scans.service, query, body.query) : null,
+        results: records.map((r, i) => ({ id: ids[i], ...withRedacted(scans.service, r, body.documents[i]!.content) })),
         flagged_ids: flaggedIds,
         ...(body.sanitize ? { documents: await Promise.all(body.documents.map(async (d, i) => ({ id: ids[i], ...(await sanitize(d.content, records[i]!, probe)) }))) } : {}),
         summary: { total: records.length, flagged: flaggedIds.length, blocked: records.filter((r) => r.verdict === 'block').length },

@@ -1,5 +1,7 @@
+import { policiesSchema } from '../../config/schema/policies.js';
+import { policyProblems } from '../../policies/validate.js';
 import type { Services } from '../../services.js';
-import { SETTING_KEYS, type RuntimeSettings, type SettingsStore } from '../../settings/store.js';
+import { SETTING_KEYS, applySettings, type RuntimeSettings, type SettingsStore } from '../../settings/store.js';
 import type { Api } from '../api.js';
 import { badRequest } from '../errors.js';
 import { protectedErrors } from './schemas.js';
@@ -18,6 +20,33 @@ const settingsSchema = {
  * Runtime settings for admins: effective values (warden.yaml plus overrides) and the overrides
  * themselves. A change applies to every instance at once and is announced with system_status.
  */
+const { default: _noDefault, ...policiesBody } = policiesSchema;
+
+/**
+ * A `policies` override is refused, and the running policies kept, when the configuration it
+ * would give is not valid (an extends that names a missing or circular parent, redact where it
+ * cannot apply, a pin naming a policy that would no longer exist) or when an API key names a
+ * policy it removes.
+ */
+async function checkPolicies(services: Services, policies: RuntimeSettings['policies'] | null, current: RuntimeSettings): Promise<void> {
+  const { policies: _old, ...rest } = current;
+  const file = services.config();
+  const next = applySettings(file, policies === null ? rest : { ...rest, policies });
+  // null restores the file's section: the effective config's is the override's until then.
+  if (policies === null) return;
+  const problems = policyProblems(next);
+  if (problems.length) throw badRequest(`policies: ${problems.join('; ')}`, 'policies', 'invalid_policies');
+  const names = new Set(['default', ...Object.keys(policies ?? {})]);
+  const orphans = (await services.keys.list()).filter((k) => !k.revoked_at && k.policy && !names.has(k.policy));
+  if (orphans.length) {
+    throw badRequest(
+      `policies: API key ${orphans.map((k) => `${k.id} (policy "${k.policy}")`).join(', ')} names a policy this change removes; expected every key's policy to stay defined (change the key's policy first)`,
+      'policies',
+      'invalid_policies',
+    );
+  }
+}
+
 export function registerSettingsRoutes(api: Api, services: Services, store: SettingsStore, overrides: () => RuntimeSettings): void {
   const view = () => {
     const sec = services.config().security;
@@ -49,15 +78,19 @@ export function registerSettingsRoutes(api: Api, services: Services, store: Sett
           rate_limit: { type: ['integer', 'null'], minimum: 1, maximum: 1000000 },
           mode: { enum: ['enforce', 'monitor', null] },
           block_severity: { enum: ['low', 'medium', 'high', 'critical', null] },
+          policies: { anyOf: [policiesBody, { type: 'null' }], description: 'Replaces the `policies` section of warden.yaml as a whole (docs/policies.md); null restores the file\'s.' },
         },
       },
       responses: { '200': { description: 'The new settings.', schema: response }, ...protectedErrors },
     },
     async (ctx) => {
       const patch = ctx.state.body as Record<string, unknown>;
-      if (!SETTING_KEYS.some((k) => k in patch)) throw badRequest('body: name at least one of rate_limit, mode, block_severity.');
+      if (!SETTING_KEYS.some((k) => k in patch)) throw badRequest('body: name at least one of rate_limit, mode, block_severity, policies.');
+      if ('policies' in patch) await checkPolicies(services, patch.policies as RuntimeSettings['policies'] | null, overrides());
       await store.update(patch);
-      const changed = Object.entries(patch).map(([k, v]) => `${k}=${v === null ? '(file value)' : String(v)}`).join(', ');
+      const changed = Object.entries(patch)
+        .map(([k, v]) => `${k}=${v === null ? '(file value)' : k === 'policies' ? Object.keys(v as object).join('/') || '(none)' : String(v)}`)
+        .join(', ');
       services.events.emit('system_status', {
         status: 'config_reloaded',
         version: services.version,

@@ -6,7 +6,7 @@ interface KeyRow extends ApiKeyRecord {
   hash: string;
 }
 
-const COLUMNS = 'id, name, role, created_at, last_used_at, expires_at, rate_limit, revoked_at';
+const COLUMNS = 'id, name, role, created_at, last_used_at, expires_at, rate_limit, revoked_at, policy';
 
 function recordOf(row: KeyRow): ApiKeyRecord {
   return {
@@ -18,6 +18,7 @@ function recordOf(row: KeyRow): ApiKeyRecord {
     expires_at: row.expires_at,
     rate_limit: row.rate_limit,
     revoked_at: row.revoked_at,
+    policy: row.policy ?? null,
   };
 }
 
@@ -32,6 +33,7 @@ export class SqliteApiKeyStore implements ApiKeyStore {
   private readonly insert;
   private readonly revokeStmt;
   private readonly touchStmt;
+  private readonly policyStmt;
 
   constructor(
     db: SqliteDb,
@@ -40,9 +42,10 @@ export class SqliteApiKeyStore implements ApiKeyStore {
     this.byHash = db.prepare<[string], KeyRow>(`SELECT ${COLUMNS}, hash FROM api_keys WHERE hash = ?`);
     this.byId = db.prepare<[string], KeyRow>(`SELECT ${COLUMNS}, hash FROM api_keys WHERE id = ?`);
     this.all = db.prepare<[], KeyRow>(`SELECT ${COLUMNS}, hash FROM api_keys ORDER BY created_at, id`);
-    this.insert = db.prepare(`INSERT INTO api_keys (${COLUMNS}, hash) VALUES (@id, @name, @role, @created_at, @last_used_at, @expires_at, @rate_limit, @revoked_at, @hash)`);
+    this.insert = db.prepare(`INSERT INTO api_keys (${COLUMNS}, hash) VALUES (@id, @name, @role, @created_at, @last_used_at, @expires_at, @rate_limit, @revoked_at, @policy, @hash)`);
     this.revokeStmt = db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?');
     this.touchStmt = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
+    this.policyStmt = db.prepare('UPDATE api_keys SET policy = ? WHERE id = ?');
   }
 
   async create(input: NewApiKey, secret = generateSecret()) {
@@ -50,7 +53,7 @@ export class SqliteApiKeyStore implements ApiKeyStore {
     const existing = this.byHash.get(hash);
     if (existing) return { key: recordOf(existing), secret };
     const record = newRecord(input);
-    this.writer.now('keys', () => this.insert.run({ ...record, hash }));
+    this.writer.now('keys', () => this.insert.run({ ...record, policy: record.policy ?? null, hash }));
     return { key: record, secret };
   }
 
@@ -76,13 +79,19 @@ export class SqliteApiKeyStore implements ApiKeyStore {
     return recordOf(this.byId.get(id)!);
   }
 
+  async setPolicy(id: string, policy: string | null) {
+    if (!this.byId.get(id)) return null;
+    this.writer.now('keys', () => this.policyStmt.run(policy, id));
+    return recordOf(this.byId.get(id)!);
+  }
+
   async touch(id: string, at: Date) {
     await this.writer.enqueue('keys', () => void this.touchStmt.run(at.toISOString(), id));
   }
 
   async restore(record: ApiKeyRecord, hash: string) {
     if (this.byHash.get(hash) || this.byId.get(record.id)) return false;
-    this.writer.now('keys', () => this.insert.run({ ...record, hash }));
+    this.writer.now('keys', () => this.insert.run({ ...record, policy: record.policy ?? null, hash }));
     return true;
   }
 

@@ -94,4 +94,8 @@ export const MIGRATIONS: readonly string[] = [
     value TEXT NOT NULL
   ) WITHOUT ROWID;
   `,
+  // 2: an API key may name the policy its requests get (docs/policies.md); null = none.
+  `
+  ALTER TABLE api_keys ADD COLUMN policy TEXT;
+  `,
 ];

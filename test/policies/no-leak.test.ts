@@ -1,0 +1,160 @@
+/**
+ * A redacted value never leaves the request: a real `warden serve` (SQLite store, Kafka events
+ * over the mock cluster, debug logs) proxies and scans texts holding an e-mail address and an
+ * IBAN under a redacting policy; then the fake upstream's requests, the SQLite file, every log
+ * line, every Kafka message and every WebSocket event are searched for them. The same process
+ * takes a policy change by SIGHUP and applies it to the next request, announced with system_status.
+ */
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { Kafka, logLevel, type Consumer } from 'kafkajs';
+import OpenAI from 'openai';
+import { parse, stringify } from 'yaml';
+import { EVENT_TOPICS, EVENT_TYPES } from '../../src/events/types.js';
+import { FakeUpstream } from '../../harness/fake-upstream.js';
+import { startKafkaMock, type KafkaMock } from '../../harness/kafka-mock/index.js';
+import { spawnWarden, type WardenProcess } from '../../harness/warden.js';
+import { AUDIENCE, ISSUER, RecordingClient, SECRET, makeToken, sleep } from '../support/events.js';
+
+const PREFIX = 'wpolicy.';
+const TOPICS = EVENT_TYPES.map((t) => `${PREFIX}${EVENT_TOPICS[t]}`);
+const ADMIN_KEY = `svc_policy_admin_${Math.random().toString(36).slice(2)}_0123456789`;
+const EMAIL = 'rosalind.quint@northwind-post.org';
+const IBAN = 'GB82 WEST 1234 5698 7654 32';
+/** Pieces of each value that must not appear either (a value cut, reformatted or partly quoted). */
+const NEEDLES = [EMAIL, IBAN, 'rosalind.quint', 'northwind-post', 'GB82WEST12345698765432', '5698 7654', 'WEST 1234'];
+
+async function until(pred: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+const found = (haystack: string) => NEEDLES.filter((n) => haystack.includes(n));
+
+describe('policies: nothing of a redacted value in the store, the logs, Kafka or the WebSocket; SIGHUP applies a policy change', function () {
+  this.timeout(120_000);
+  let mock: KafkaMock;
+  let up: FakeUpstream;
+  let w: WardenProcess;
+  let ws: RecordingClient;
+  let consumer: Consumer;
+  let dir: string;
+  let raw: Record<string, any>;
+  let supportKey = '';
+  const kafkaGot: { topic: string; value: string }[] = [];
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'warden-policy-'));
+    mock = await startKafkaMock({ topics: TOPICS });
+    up = await FakeUpstream.start({ models: ['fake-model'] });
+    up.forbidden = [EMAIL, IBAN];
+    raw = {
+      auth: { jwt: { secret: SECRET, issuer: ISSUER, audience: AUDIENCE }, bootstrap_key: ADMIN_KEY },
+      storage: { backend: 'sqlite', sqlite_path: join(dir, 'warden.db'), store_input: 'full' },
+      events: { transport: 'kafka' },
+      kafka: { brokers: mock.brokers, topic_prefix: PREFIX, max_wait_ms: 50, start_timeout_ms: 10_000 },
+      providers: [{ name: 'fake', type: 'openai', base_url: up.url, models: ['fake-*'] }],
+      security: { stream_chunk_chars: 16, stream_overlap_chars: 0 },
+      // The data detectors and the rules (what the classifier makes of this text is issue 24's).
+      scanning: { workers: 1, enabled_plugins: ['rules', 'pii', 'secrets'], plugins: { pii: { prompt_kinds: ['card', 'iban', 'email'] } } },
+      policies: { support: { prompt: { actions: { pii_exposure: 'redact' } } } },
+    };
+    w = await spawnWarden(raw, { WARDEN_LOG_LEVEL: 'debug' }, 40_000);
+    const made = await fetch(`${w.url}/v1/keys`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY }, body: JSON.stringify({ name: 'support-bot', role: 'service', policy: 'support' }) });
+    expect(made.status).to.equal(201);
+    supportKey = ((await made.json()) as { key: string }).key;
+
+    ws = await RecordingClient.bearer(`${w.url.replace(/^http/, 'ws')}/ws/events`, await makeToken({ role: 'admin' }));
+    ws.send({ action: 'subscribe', event_types: ['threat_detected', 'system_status'] });
+    await ws.waitForReplies(1);
+
+    const kafka = new Kafka({ brokers: mock.brokers, clientId: 'policy-test', logLevel: logLevel.NOTHING });
+    consumer = kafka.consumer({ groupId: `policy-${Date.now()}`, maxWaitTimeInMs: 50 });
+    await consumer.connect();
+    await consumer.subscribe({ topics: TOPICS, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ topic, message }) => void kafkaGot.push({ topic, value: String(message.value) }) });
+  });
+
+  after(async () => {
+    ws?.close();
+    await consumer?.disconnect().catch(() => undefined);
+    if (w && w.proc.exitCode === null) await w.stop('SIGKILL');
+    await up?.close();
+    await mock?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('proxies, streams and scans the values redacted, then finds none of them anywhere', async () => {
+    const client = new OpenAI({ apiKey: supportKey, baseURL: `${w.url}/v1`, maxRetries: 0 });
+    const ask = `Please confirm the refund to ${IBAN} and send the receipt to ${EMAIL}.`;
+    const plain = await client.chat.completions.create({ model: 'fake-model', messages: [{ role: 'user', content: ask }] });
+    expect(plain.choices[0]!.message.content).to.equal(`echo: ${ask}`);
+    up.behaviour = { kind: 'reply', piece_sizes: [2, 1, 3] };
+    let streamed = '';
+    for await (const c of await client.chat.completions.create({ model: 'fake-model', stream: true, messages: [{ role: 'user', content: ask }] })) streamed += c.choices[0]?.delta?.content ?? '';
+    expect(streamed).to.equal(`echo: ${ask}`);
+    const scan = await fetch(`${w.url}/v1/scan`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': supportKey }, body: JSON.stringify({ input: ask }) });
+    expect(((await scan.json()) as { redacted_text: string }).redacted_text).to.equal('Please confirm the refund to [IBAN_1] and send the receipt to [EMAIL_1].');
+
+    // The upstream got placeholders only (it refuses and lists any forbidden value it sees).
+    expect(up.violations).to.deep.equal([]);
+    expect(up.chatRequests).to.have.length(2);
+    for (const r of up.chatRequests) expect(found(JSON.stringify(r.body))).to.deep.equal([]);
+
+    // Three scans found and redacted the values: a threat_detected each, on the WebSocket and on Kafka.
+    const threats = () => ws.events().filter((e) => e.type === 'threat_detected');
+    await until(() => threats().length >= 6, 10_000, 'six threat_detected events on the WebSocket');
+    await until(() => kafkaGot.filter((m) => m.topic === `${PREFIX}threats`).length >= 6, 20_000, 'six threat_detected messages on Kafka');
+    expect(threats().every((e) => (e.data as { action_taken: string; policy: string }).action_taken === 'sanitized' && (e.data as { policy: string }).policy === 'support')).to.equal(true);
+
+    // The store: every scan is recorded (store_input: full), with the placeholders in place of the values.
+    const list = (await (await fetch(`${w.url}/v1/scans?limit=50`, { headers: { 'x-api-key': ADMIN_KEY } })).json()) as { data: { input: string; policy: string }[] };
+    expect(list.data.filter((r) => r.input?.includes('[IBAN_1]'))).to.have.length.greaterThanOrEqual(3);
+
+    // A graceful stop flushes the store and the Kafka producer; then search every byte left behind.
+    await w.stop('SIGTERM');
+    const files = readdirSync(dir).filter((f) => f.startsWith('warden.db'));
+    expect(files).to.include('warden.db');
+    for (const f of files) expect(found(readFileSync(join(dir, f)).toString('latin1')), `SQLite file ${f}`).to.deep.equal([]);
+    const logs = w.stdout.join('') + w.stderr.join('');
+    expect(logs).to.match(/"level":20/); // debug lines were written
+    expect(found(logs), 'the logs at debug level').to.deep.equal([]);
+    expect(found(kafkaGot.map((m) => m.value).join('\n')), 'the Kafka topics').to.deep.equal([]);
+    expect(found(JSON.stringify(ws.messages)), 'the WebSocket events').to.deep.equal([]);
+  });
+
+  it('a policy change by SIGHUP applies to the next request without a restart, announced with system_status', async () => {
+    w = await spawnWarden(raw, { WARDEN_LOG_LEVEL: 'info' }, 40_000);
+    ws.close();
+    ws = await RecordingClient.bearer(`${w.url.replace(/^http/, 'ws')}/ws/events`, await makeToken({ role: 'admin' }));
+    ws.send({ action: 'subscribe', event_types: ['system_status'] });
+    await ws.waitForReplies(1);
+    const scan = () =>
+      fetch(`${w.url}/v1/scan`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': supportKey }, body: JSON.stringify({ input: `Refund to ${IBAN}.` }) }).then(
+        (r) => r.json() as Promise<{ verdict: string; policy: string; policy_version: string }>,
+      );
+    const before = await scan();
+    expect(before).to.include({ verdict: 'flag', policy: 'support' });
+
+    // A file whose policies are not valid is refused on SIGHUP and the running ones stay.
+    const file = parse(readFileSync(w.configPath, 'utf8')) as Record<string, any>;
+    writeFileSync(w.configPath, stringify({ ...file, policies: { support: { extends: 'missing' } } }));
+    w.proc.kill('SIGHUP');
+    await until(() => w.stderr.join('').includes('configuration reload failed'), 10_000, 'the failed reload');
+    expect(w.stderr.join('')).to.include('policies.support.extends = \\"missing\\": no such policy');
+    expect(await scan()).to.deep.include({ verdict: 'flag', policy_version: before.policy_version });
+
+    writeFileSync(w.configPath, stringify({ ...file, policies: { support: { prompt: { actions: { pii_exposure: 'block' } } } } }));
+    w.proc.kill('SIGHUP');
+    await ws.waitFor((m) => m.some((e) => e.type === 'system_status' && (e.data as { status: string }).status === 'config_reloaded'), 10_000, 'config_reloaded');
+    const after = await scan();
+    expect(after).to.include({ verdict: 'block', policy: 'support' });
+    expect(after.policy_version).to.not.equal(before.policy_version);
+  });
+});
