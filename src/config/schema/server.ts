@@ -26,8 +26,8 @@ export const serverSchema = {
     max_pending_connections_per_ip: {
       type: 'integer',
       minimum: 0,
-      default: 64,
-      description: 'Connections one client address may hold open before any request on them has been answered with a credential accepted (sockets still sending headers, idle new sockets); more are closed at once. 0 = no cap.',
+      default: 512,
+      description: 'Connections one client address may hold open before any request on them has been answered with a credential accepted (sockets still sending headers, idle new sockets); more are closed at once. 0 = no cap. High enough for a burst of parallel clients behind one address (each is pending only until its headers are in); slow senders are cut by the timeouts.',
     },
     instance_id: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$', description: 'Stable instance id; random per start when unset.' },
   },

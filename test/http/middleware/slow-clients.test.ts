@@ -147,6 +147,6 @@ describe('work before authentication, and slow clients', function () {
     expect(bad({ request_timeout_ms: 10 })).to.contain('server.request_timeout_ms');
     expect(bad({ max_pending_connections_per_ip: -1 })).to.contain('server.max_pending_connections_per_ip');
     const { config } = loadConfig({ raw: {}, env: {} });
-    expect(config.server).to.include({ headers_timeout_ms: 10_000, request_timeout_ms: 30_000, max_pending_connections_per_ip: 64 });
+    expect(config.server).to.include({ headers_timeout_ms: 10_000, request_timeout_ms: 30_000, max_pending_connections_per_ip: 512 });
   });
 });
