@@ -32,13 +32,15 @@ export function createApp(services: Services, api: Api, log: Logger): Koa<Warden
   const publicV1 = api.publicPaths();
   // Keys and rate-limit windows both in Redis (same connection and prefix): one round trip for both.
   const admitTogether = services.limiter.backend === 'redis' && typeof services.keys.lookupAndAdmit === 'function';
-  const auth = authenticate({
+  const authDeps = {
     jwt: services.jwt,
     keys: services.keys,
     metrics: services.httpMetrics,
-    admit: admitTogether ? () => keyWindow(services.config().security.rate_limit) : undefined,
     policyClaim: () => services.config().policy_routing?.jwt_claim ?? 'warden_policy',
-  });
+  };
+  const auth = authenticate({ ...authDeps, admit: admitTogether ? () => keyWindow(services.config().security.rate_limit) : undefined });
+  // /status is not rate limited: its credential is checked without taking a slot in the key's window.
+  const statusAuth = authenticate(authDeps);
   const limit = rateLimit({
     store: services.limiter,
     metrics: services.httpMetrics,
@@ -72,7 +74,7 @@ export function createApp(services: Services, api: Api, log: Logger): Koa<Warden
       return;
     }
     // /status is open; a credential, when one is given, is checked (a bad one is a 401) and shows the internals.
-    if (ctx.path === '/status' && (ctx.get('authorization') || ctx.get('x-api-key') || ctx.cookies.get(SESSION_COOKIE))) return auth(c, next);
+    if (ctx.path === '/status' && (ctx.get('authorization') || ctx.get('x-api-key') || ctx.cookies.get(SESSION_COOKIE))) return statusAuth(c, next);
     return next();
   });
   app.use(jsonBody(() => ({ maxBytes: services.config().limits.max_body_bytes, maxDepth: services.config().limits.max_json_depth })));

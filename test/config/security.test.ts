@@ -33,10 +33,10 @@ describe('config: security.input and security.output', () => {
   });
 
   it('names the key, the value and what was expected for bad values', () => {
-    expect(problems({ WARDEN_SECURITY__INPUT__SCAN_SYSTEM_TURNS: 'sometimes' })).to.deep.equal(['security.input.scan_system_turns = "sometimes": expected a value that is boolean']);
+    expect(problems({ WARDEN_SECURITY__INPUT__SCAN_SYSTEM_TURNS: 'sometimes' })).to.deep.equal(['security.input.scan_system_turns = "sometimes": expected a value that is boolean (from environment variable WARDEN_SECURITY__INPUT__SCAN_SYSTEM_TURNS)']);
     // Issue 23: what a payload that is not text does.
     expect(problems({ WARDEN_SECURITY__INPUT__UNDECODABLE_CONTENT: 'skip' })[0]).to.match(/^security\.input\.undecodable_content = "skip": expected .*block.*flag/);
-    expect(problems({ WARDEN_SECURITY__OUTPUT__LINK_ALLOWLIST: 'corp.example' })[0]).to.equal('security.output.link_allowlist = "corp.example": expected a value that is array');
+    expect(problems({ WARDEN_SECURITY__OUTPUT__LINK_ALLOWLIST: 'corp.example' })[0]).to.equal('security.output.link_allowlist = "corp.example": expected a value that is array (from environment variable WARDEN_SECURITY__OUTPUT__LINK_ALLOWLIST)');
     const url = problems({ WARDEN_SECURITY__OUTPUT__LINK_ALLOWLIST: '["https://corp.example/"]' });
     expect(url[0]).to.match(/^security\.output\.link_allowlist\[0\] = "https:\/\/corp\.example\/": expected a value that /);
     expect(problems({ WARDEN_SECURITY__OUTPUT__LINK_ALLOWLIST: '[""]' })[0]).to.match(/^security\.output\.link_allowlist\[0\] = "": expected/);
