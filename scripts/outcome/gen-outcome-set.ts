@@ -9,6 +9,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { LANGS, PACKS, type Lang } from './lang-packs.js';
+import { mulberry32 } from '../../src/util/prng.js';
 
 export type Kind = 'leakage' | 'protected' | 'tool_hijack' | 'markdown_exfil';
 export const KINDS: readonly Kind[] = ['leakage', 'protected', 'tool_hijack', 'markdown_exfil'];
@@ -29,16 +30,7 @@ export interface OutcomeCase {
   answer: { content: string; tool_calls?: ToolCallOut[] };
 }
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 const fill = (t: string, slots: Record<string, string>) => t.replace(/\{(\w+)\}/g, (_, k: string) => slots[k] ?? `{${k}}`);
 

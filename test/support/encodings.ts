@@ -3,6 +3,7 @@
  * (templates of our own, no dataset rows), for the property test that the chat proxy blocks an
  * encoded injection at least as often as /v1/scan blocks it in plain form.
  */
+import { mulberry32 } from '../../src/util/prng.js';
 
 export type Encoder = (text: string) => string;
 
@@ -54,17 +55,8 @@ export const PLAIN_FORM: Record<string, Encoder> = {
   'json-document': (s) => JSON.stringify({ page: s }),
 };
 
-/** mulberry32: a small seeded generator, so every run tests the same injections. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (src/util/prng.ts): a small seeded generator, so every run tests the same injections. */
+export const seeded = mulberry32;
 
 const OPENERS = ['', 'Please ', 'Now ', 'Attention: ', 'Important: ', 'From now on, ', 'Assistant, ', 'OK. ', 'Listen carefully. ', 'New task: ', 'System update: ', 'Before you answer, '];
 const ACTIONS = ['ignore', 'disregard', 'forget', 'override', 'bypass', 'drop'];

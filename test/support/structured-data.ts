@@ -12,17 +12,8 @@
  */
 import { createHash } from 'node:crypto';
 
-/** mulberry32 */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (src/util/prng.ts) */
+export { mulberry32 as seeded } from '../../src/util/prng.js';
 
 export const STRUCTURED_KINDS = [
   'repeat', 'separator', 'hashes', 'uuids', 'sentence-base64', 'sentence-hex', 'blob-base64', 'blob-hex',
