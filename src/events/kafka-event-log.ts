@@ -1,9 +1,9 @@
-import { Kafka, type Consumer, type SASLOptions } from 'kafkajs';
+import { Kafka, type Consumer } from 'kafkajs';
 import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from '../log.js';
 import { parseEnvelope } from './envelope.js';
 import type { EventLog } from './event-log.js';
-import { kafkaLogCreator, kafkaLogLevel } from './kafka-log.js';
+import { kafkaClient } from './kafka-log.js';
 
 export interface KafkaEventLogOptions {
   brokers: string[];
@@ -32,16 +32,7 @@ export class KafkaEventLogReader {
 
   constructor(private readonly opts: KafkaEventLogOptions, private readonly target: EventLog) {
     const log = opts.log.child({ component: 'events.replay' });
-    this.kafka = new Kafka({
-      clientId: `${opts.clientId}-replay`,
-      brokers: opts.brokers,
-      ssl: opts.ssl,
-      sasl: opts.sasl as SASLOptions | undefined,
-      connectionTimeout: 2_000,
-      retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 1_000 },
-      logLevel: kafkaLogLevel(log),
-      logCreator: kafkaLogCreator(log),
-    });
+    this.kafka = kafkaClient(opts, `${opts.clientId}-replay`, log);
   }
 
   /** Starts reading in the background; never throws (an unreachable Kafka is retried). */

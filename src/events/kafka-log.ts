@@ -1,4 +1,5 @@
-import { logLevel, type logCreator } from 'kafkajs';
+import { Kafka, logLevel, type KafkaConfig, type logCreator, type SASLOptions } from 'kafkajs';
+import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from '../log.js';
 
 /**
@@ -39,4 +40,31 @@ export function kafkaLogLevel(logger: Logger): logLevel {
     default:
       return logLevel.WARN;
   }
+}
+
+/** Where a kafkajs client connects (kafka.* in warden.yaml). */
+export interface KafkaConnection {
+  brokers: string[];
+  ssl?: boolean | ConnectionOptions;
+  sasl?: unknown;
+}
+
+/**
+ * A kafkajs client as every Warden Kafka user builds it (events, the replay log, scan jobs): short
+ * connection timeout, one quick retry (our own loops retry with backoff; kafkajs' retries only
+ * delay noticing an outage), kafkajs' logs through pino. `extra` adds what one user needs
+ * (a request timeout).
+ */
+export function kafkaClient(conn: KafkaConnection, clientId: string, logger: Logger, extra: Partial<KafkaConfig> = {}): Kafka {
+  return new Kafka({
+    clientId,
+    brokers: conn.brokers,
+    ssl: conn.ssl,
+    sasl: conn.sasl as SASLOptions | undefined,
+    connectionTimeout: 2_000,
+    retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 1_000 },
+    logLevel: kafkaLogLevel(logger),
+    logCreator: kafkaLogCreator(logger),
+    ...extra,
+  });
 }

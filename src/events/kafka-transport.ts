@@ -1,8 +1,8 @@
-import { Kafka, Partitioners, type Admin, type Consumer, type Producer, type SASLOptions, type Message } from 'kafkajs';
+import { Kafka, Partitioners, type Admin, type Consumer, type Producer, type Message } from 'kafkajs';
 import type { ConnectionOptions } from 'node:tls';
 import { log as rootLog, type Logger } from '../log.js';
 import { parseEnvelope } from './envelope.js';
-import { kafkaLogCreator, kafkaLogLevel } from './kafka-log.js';
+import { kafkaClient } from './kafka-log.js';
 import {
   EVENT_TOPICS, EVENT_TYPES,
   type EventEnvelope, type EventListener, type EventTransport, type EventType, type TransportStatus,
@@ -125,18 +125,7 @@ export class KafkaTransport implements EventTransport {
     this.log = (options.logger ?? rootLog).child({ component: 'events.kafka' });
     for (const type of EVENT_TYPES) this.topicToType.set(this.topic(type), type);
 
-    this.kafka = new Kafka({
-      clientId: this.opts.clientId,
-      brokers: this.opts.brokers,
-      ssl: this.opts.ssl,
-      sasl: this.opts.sasl as SASLOptions | undefined,
-      connectionTimeout: 2_000,
-      requestTimeout: 10_000,
-      // Our own loops retry with backoff; kafkajs' retries only delay noticing an outage.
-      retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 1_000 },
-      logLevel: kafkaLogLevel(this.log),
-      logCreator: kafkaLogCreator(this.log),
-    });
+    this.kafka = kafkaClient(this.opts, this.opts.clientId, this.log, { requestTimeout: 10_000 });
     this.producer = this.kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner, retry: { retries: 1, initialRetryTime: 100 } });
     this.consumer = this.kafka.consumer({
       groupId: `${this.opts.groupPrefix}${this.opts.instanceId}`,

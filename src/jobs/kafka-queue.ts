@@ -1,7 +1,7 @@
-import { Kafka, Partitioners, type Consumer, type Producer, type SASLOptions } from 'kafkajs';
+import { Kafka, Partitioners, type Consumer, type Producer } from 'kafkajs';
 import type { ConnectionOptions } from 'node:tls';
 import { WardenError } from '../errors.js';
-import { kafkaLogCreator, kafkaLogLevel } from '../events/kafka-log.js';
+import { kafkaClient } from '../events/kafka-log.js';
 import type { Logger } from '../log.js';
 import type { Chunk, ChunkHandler, ChunkQueue } from './types.js';
 
@@ -49,17 +49,7 @@ export class KafkaChunkQueue implements ChunkQueue {
     this.jobsTopic = `${opts.topicPrefix}scan-jobs`;
     this.resultsTopic = `${opts.topicPrefix}scan-results`;
     const log = opts.log.child({ component: 'jobs.kafka' });
-    this.kafka = new Kafka({
-      clientId: `${opts.clientId}-jobs`,
-      brokers: opts.brokers,
-      ssl: opts.ssl,
-      sasl: opts.sasl as SASLOptions | undefined,
-      connectionTimeout: 2_000,
-      requestTimeout: 10_000,
-      retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 1_000 },
-      logLevel: kafkaLogLevel(log),
-      logCreator: kafkaLogCreator(log),
-    });
+    this.kafka = kafkaClient(opts, `${opts.clientId}-jobs`, log, { requestTimeout: 10_000 });
     this.producer = this.kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner, retry: { retries: 1, initialRetryTime: 100 } });
     this.producer.on(this.producer.events.DISCONNECT, () => { this.producerConnected = null; });
   }
