@@ -57,9 +57,28 @@ const MIXED_LINE = 0.5;
 const EMPTY: TextStructure = Object.freeze({ language: false, allLanguage: true, segments: Object.freeze([]) as readonly LanguageSegment[], languageShare: 0 });
 
 // Punctuation stripped from the ends of a token before it is judged.
-const codes = (chars: string): Set<number> => new Set([...chars].map((c) => c.charCodeAt(0)));
-const LEAD = codes('"\'([{*_<`‘“«¿¡-#>•·');
-const TRAIL = codes('"\'.,;:!?)]}*_>`’”»…-%');
+const LEAD = '"\'([{*_<`‘“«¿¡-#>•·';
+const TRAIL = '"\'.,;:!?)]}*_>`’”»…-%';
+const nonAsciiCodes = (chars: string): Set<number> => new Set([...chars].map((c) => c.charCodeAt(0)).filter((u) => u >= 128));
+const LEAD_HIGH = nonAsciiCodes(LEAD);
+const TRAIL_HIGH = nonAsciiCodes(TRAIL);
+
+// What each ASCII character is, one table lookup instead of sets and ranges: the hot loops below
+// read every character of every prompt (docs/scanning.md has the per-stage cost).
+const F_LEAD = 1;
+const F_TRAIL = 2;
+const F_LETTER = 4;
+const F_UPPER = 8;
+const F_SPACE = 16;
+const ASCII = new Uint8Array(128);
+for (const c of LEAD) if (c.charCodeAt(0) < 128) ASCII[c.charCodeAt(0)]! |= F_LEAD;
+for (const c of TRAIL) if (c.charCodeAt(0) < 128) ASCII[c.charCodeAt(0)]! |= F_TRAIL;
+for (let u = 65; u <= 90; u++) ASCII[u]! |= F_LETTER | F_UPPER;
+for (let u = 97; u <= 122; u++) ASCII[u]! |= F_LETTER;
+for (const u of [32, 9, 13, 11, 12]) ASCII[u]! |= F_SPACE;
+
+const isLead = (u: number): boolean => (u < 128 ? (ASCII[u]! & F_LEAD) !== 0 : LEAD_HIGH.has(u));
+const isTrail = (u: number): boolean => (u < 128 ? (ASCII[u]! & F_TRAIL) !== 0 : TRAIL_HIGH.has(u));
 /** Characters allowed inside a word between letters: ' ’ - . · */
 const isInner = (cp: number): boolean => cp === 39 || cp === 0x2019 || cp === 45 || cp === 46 || cp === 0xb7;
 
@@ -73,37 +92,40 @@ const enum L {
 }
 
 const OTHER_LETTER = /[\p{L}\p{M}]/u;
+/** letterClass of BMP characters outside the ranges below, asked of the regular expression once
+ * each: 0 = not asked yet, else the class + 1. */
+const BMP_CLASS = new Uint8Array(0x10000);
 
 function letterClass(cp: number): L {
-  if (cp < 128) return (cp >= 65 && cp <= 90) || (cp >= 97 && cp <= 122) ? L.Spaced : L.None;
+  if (cp < 128) return (ASCII[cp]! & F_LETTER) !== 0 ? L.Spaced : L.None;
   if ((cp >= 0x0e00 && cp <= 0x0eff) || (cp >= 0x1000 && cp <= 0x109f) || (cp >= 0x1780 && cp <= 0x17ff)) return L.Unspaced;
   if ((cp >= 0x3040 && cp <= 0x30ff) || (cp >= 0x3400 && cp <= 0x4dbf) || (cp >= 0x4e00 && cp <= 0x9fff) || (cp >= 0xf900 && cp <= 0xfaff)) return L.Unspaced;
   if (cp === 0xd7 || cp === 0xf7) return L.None;
   if (cp >= 0xc0 && cp <= 0x24f) return L.Spaced;
   if ((cp >= 0x2000 && cp <= 0x2bff) || (cp >= 0x3000 && cp <= 0x303f) || (cp >= 0xff00 && cp <= 0xff20) || cp >= 0x1f000) return L.None;
-  return OTHER_LETTER.test(String.fromCodePoint(cp)) ? L.Spaced : L.None;
+  if (cp > 0xffff) return OTHER_LETTER.test(String.fromCodePoint(cp)) ? L.Spaced : L.None;
+  let known = BMP_CLASS[cp]!;
+  if (known === 0) BMP_CLASS[cp] = known = (OTHER_LETTER.test(String.fromCharCode(cp)) ? L.Spaced : L.None) + 1;
+  return (known - 1) as L;
 }
 
-const isSpace = (u: number): boolean => u === 32 || u === 9 || u === 13 || u === 11 || u === 12 || u === 0xa0 || u === 0x3000;
+const isSpace = (u: number): boolean => (u < 128 ? (ASCII[u]! & F_SPACE) !== 0 : u === 0xa0 || u === 0x3000);
 
-/** What one whitespace-delimited token is. */
-interface TokenInfo {
-  /** Words it counts as (0: not a word). */
-  words: number;
-  /** A hash of the lower-cased core, for counting distinct words (spaced-script words only;
-   * 0: none). */
-  core: number;
-}
+/** What the last judgeToken() call found (module state, not an object per token: the loops below
+ * judge every token of every text). */
+let tokenWords = 0;
+/** A hash of the lower-cased core, for counting distinct words (spaced-script words only; 0: none). */
+let tokenCore = 0;
 
-const NOT_WORD: TokenInfo = { words: 0, core: 0 };
-
-/** Judges text[start, end) (no whitespace inside). */
-function judgeToken(text: string, start: number, end: number): TokenInfo {
+/** Judges text[start, end) (no whitespace inside): sets tokenWords (0: not a word) and tokenCore. */
+function judgeToken(text: string, start: number, end: number): void {
+  tokenWords = 0;
+  tokenCore = 0;
   let a = start;
   let b = end;
-  while (a < b && LEAD.has(text.charCodeAt(a))) a++;
-  while (b > a && TRAIL.has(text.charCodeAt(b - 1))) b--;
-  if (a >= b) return NOT_WORD;
+  while (a < b && isLead(text.charCodeAt(a))) a++;
+  while (b > a && isTrail(text.charCodeAt(b - 1))) b--;
+  if (a >= b) return;
   let spaced = 0;
   let unspaced = 0;
   let other = 0;
@@ -113,32 +135,54 @@ function judgeToken(text: string, start: number, end: number): TokenInfo {
   let prev = -1;
   let n = 0;
   for (let i = a; i < b; ) {
-    const cp = text.codePointAt(i)!;
-    const w = cp > 0xffff ? 2 : 1;
-    const c = letterClass(cp);
-    if (cp >= 65 && cp <= 90 && prev >= 97 && prev <= 122) innerCaps++;
-    hash = (Math.imul(hash, 31) + (cp >= 65 && cp <= 90 ? cp + 32 : cp)) | 0;
+    let cp = text.charCodeAt(i);
+    let c: L;
+    if (cp < 128) {
+      const f = ASCII[cp]!;
+      if ((f & F_LETTER) !== 0) {
+        c = L.Spaced;
+        if ((f & F_UPPER) !== 0) {
+          if (prev >= 97 && prev <= 122) innerCaps++;
+          hash = (Math.imul(hash, 31) + cp + 32) | 0;
+        } else hash = (Math.imul(hash, 31) + cp) | 0;
+      } else {
+        c = L.None;
+        hash = (Math.imul(hash, 31) + cp) | 0;
+      }
+      i++;
+    } else {
+      if (cp >= 0xd800 && cp <= 0xdbff) cp = text.codePointAt(i)!;
+      c = letterClass(cp);
+      hash = (Math.imul(hash, 31) + cp) | 0;
+      i += cp > 0xffff ? 2 : 1;
+    }
     if (c === L.Spaced) spaced++;
     else if (c === L.Unspaced) unspaced++;
     else if (!isInner(cp)) other++;
     // Longer than any word of a spaced script, and nothing of a script without spaces so far.
-    if (n >= 64 && unspaced === 0) return NOT_WORD;
+    if (n >= 64 && unspaced === 0) return;
     if (cp === prev) doubled++;
     prev = cp;
     n++;
-    i += w;
   }
   // "xxxxxxxx", "-=-=-=": mostly one character doubled is not a word.
-  if (n >= 6 && doubled * 2 >= n) return NOT_WORD;
+  if (n >= 6 && doubled * 2 >= n) return;
   // Scripts without spaces: a token is a clause or a sentence, with digits, Latin words and
   // punctuation inside ("パスワードを教えてくれたら200ドル", "作为OpenAI开发的AI，我").
-  if (unspaced >= 2 && unspaced * 10 >= 3 * n) return { words: Math.max(1, unspaced >> 1), core: 0 };
-  if (other > 0) return NOT_WORD;
-  if (unspaced > 0 && unspaced >= spaced) return { words: 1, core: 0 };
-  if (spaced === 0 || spaced > MAX_WORD) return NOT_WORD;
+  if (unspaced >= 2 && unspaced * 10 >= 3 * n) {
+    tokenWords = Math.max(1, unspaced >> 1);
+    return;
+  }
+  if (other > 0) return;
+  if (unspaced > 0 && unspaced >= spaced) {
+    tokenWords = 1;
+    return;
+  }
+  if (spaced === 0 || spaced > MAX_WORD) return;
   // "aGVsbG8gd29y": case flipping inside a token is an encoding, not a word (camelCase has a few).
-  if (innerCaps > 2 && innerCaps * 4 > spaced) return NOT_WORD;
-  return { words: spaced >= 2 ? 1 : 0.5, core: hash | 1 };
+  if (innerCaps > 2 && innerCaps * 4 > spaced) return;
+  tokenWords = spaced >= 2 ? 1 : 0.5;
+  tokenCore = hash | 1;
 }
 
 /** A run of words: counts, distinct words, and where it lies. */
@@ -147,30 +191,37 @@ class Run {
   start = -1;
   end = -1;
   /** Up to three distinct word hashes: all prose() needs to know. */
-  private readonly seen = new Set<number>();
+  private seen1 = 0;
+  private seen2 = 0;
+  private seen3 = 0;
   private cores = 0;
 
-  add(info: TokenInfo, start: number, end: number): void {
+  /** Adds the token judgeToken() judged last, at [start, end). */
+  add(start: number, end: number): void {
     if (this.start < 0) this.start = start;
     this.end = end;
-    if (info.words >= 1) this.words += info.words;
-    if (info.core !== 0) {
+    if (tokenWords >= 1) this.words += tokenWords;
+    const core = tokenCore;
+    if (core !== 0) {
       this.cores++;
-      if (this.seen.size < 3) this.seen.add(info.core);
+      if (this.seen1 === 0) this.seen1 = core;
+      else if (this.seen2 === 0) {
+        if (core !== this.seen1) this.seen2 = core;
+      } else if (this.seen3 === 0 && core !== this.seen1 && core !== this.seen2) this.seen3 = core;
     }
   }
 
   /** Three or more words, and not one or two words repeated ("ab ab ab ab ab ab"). */
   prose(): boolean {
     if (this.words < MIN_RUN_WORDS) return false;
-    return this.cores < 6 || this.seen.size >= 3;
+    return this.cores < 6 || this.seen3 !== 0;
   }
 
   reset(): void {
     this.words = 0;
     this.start = -1;
     this.end = -1;
-    this.seen.clear();
+    this.seen1 = this.seen2 = this.seen3 = 0;
     this.cores = 0;
   }
 }
@@ -201,12 +252,12 @@ function cellRuns(text: string, start: number, end: number, out: LanguageSegment
     }
     const t0 = i;
     while (i < end && !isSpace(text.charCodeAt(i)) && !isCellSeparator(text, i, end)) i++;
-    const info = judgeToken(text, t0, i);
-    if (info.words === 0) {
+    judgeToken(text, t0, i);
+    if (tokenWords === 0) {
       flush();
       continue;
     }
-    run.add(info, t0, i);
+    run.add(t0, i);
   }
   flush();
 }
@@ -244,10 +295,10 @@ export function structureOf(text: string): TextStructure {
       lineNonSpace += i - t0;
       if (first < 0) first = t0;
       last = i;
-      const info = judgeToken(text, t0, i);
-      if (info.words > 0) {
+      judgeToken(text, t0, i);
+      if (tokenWords > 0) {
         wordChars += i - t0;
-        run.add(info, t0, i);
+        run.add(t0, i);
       }
     }
     if (lineNonSpace > 0) {

@@ -351,9 +351,8 @@ export function decodeBase32(text: string, budget: { chars: number }): DecodeRes
  * that renders reversed. Only built when the text reads as reversed language: two reversed
  * common English words in a row (as rot13's trigger), or an RLO / RLI control (U+202E, U+2067).
  */
-const REVERSED_WORDS =
+export const REVERSED_WORDS =
   'eht|dna|uoy|ruoy|lla|erongi|siht|htiw|suoiverp|snoitcurtsni|noitcurtsni|metsys|tpmorp|evoba|tegrof|drowssap|terces|dragersid|selur|laever|era|tahw|llet|won|dneterp|tca|ssapyb|edirrevo|tnatsissa|eno|yreve|od|ton|snoitcirtser|ylper|tuptuo|yas|tnirp|yreuq|wohs|nevig|evah|ruo|ym|yna|tuohtiw|rewsna|morf|lliw|ni|no|ro|tub|sa|yb|osla|ylno|neht|retfa|erofeb|evig|esu|wen|ksat|neddih|elur|senilediug|ecnadiug|tfird|pord';
-export const REVERSED_TRIGGER = new RegExp(`\\b(?:${REVERSED_WORDS})\\W+(?:${REVERSED_WORDS})\\b|[\\u202e\\u2067]`, 'i');
 
 /** `text` reversed by code point (a surrogate pair stays a pair); unit i maps to the code point it came from. */
 export function reverseText(text: string): { text: string; starts: Int32Array; ends: Int32Array } {

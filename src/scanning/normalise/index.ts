@@ -19,8 +19,9 @@
 import type { NormalisationSignals, NormalisedInput, Span, Target, TextView } from '../types.js';
 import { identity, identityView, MappedTextBuilder } from './mapped.js';
 import { ROT13_WORDS, triage, type Triage } from './triage.js';
+import { WordSet, wordTriggers } from './word-triggers.js';
 import { CharClass, classify, fold, isCombiningMark, tagToAscii } from './unicode.js';
-import { decodeBase32, decodeBase64, decodeHex, decodeHtmlEntities, decodeJsonEscapes, decodeUrl, HTML_ENTITY, JSON_ESCAPE, REVERSED_TRIGGER, reverseText, rot13 } from './decode.js';
+import { decodeBase32, decodeBase64, decodeHex, decodeHtmlEntities, decodeJsonEscapes, decodeUrl, HTML_ENTITY, JSON_ESCAPE, REVERSED_WORDS, reverseText, rot13 } from './decode.js';
 import { joinSpacedLetters, mapLeetspeak } from './words.js';
 import { structureOf, type TextStructure } from '../structure.js';
 
@@ -80,7 +81,8 @@ function expand(
     const b = buildNormalised(text, t, signals);
     if (b !== null && views.length < MAX_VIEWS) views.push(b.toView(`${prefix}normalised`, toParent));
   }
-  if ((t.rot13 || looseRot13(text)) && views.length < MAX_VIEWS && budget.chars >= text.length) {
+  const words = wordTriggers(text, ROT13_ANY, REVERSED);
+  if ((t.rot13 || words.rot13) && views.length < MAX_VIEWS && budget.chars >= text.length) {
     budget.chars -= text.length;
     signals.decodedPayloads++;
     views.push(identityView(`${prefix}decoded:rot13`, rot13(text), toParent));
@@ -101,7 +103,7 @@ function expand(
   if (dt.longToken || dt.hexEscape) decoders.push(['hex', decodeHex]);
   if (dt.urlEscape) decoders.push(['url', decodeUrl]);
   // Reversed text: never of a reversed view (that is the text again).
-  if (!prefix.includes('decoded:reversed') && views.length < MAX_VIEWS && budget.chars >= src.length && REVERSED_TRIGGER.test(src)) {
+  if (!prefix.includes('decoded:reversed') && views.length < MAX_VIEWS && budget.chars >= src.length && (src === text ? words : wordTriggers(src, ROT13_ANY, REVERSED)).reversed) {
     budget.chars -= src.length;
     signals.decodedPayloads++;
     const view = reversedView(`${prefix}decoded:reversed`, src, srcToParent);
@@ -121,16 +123,12 @@ function expand(
 }
 
 /** Two rot13'd common words anywhere in the text, not only side by side as the triage asks
- * ("naq cevag gur": and print the). A JS pass of its own: the triage patterns are mirrored in
- * the rule prefilter's sets and the vectorscan addon's C triage. */
+ * ("naq cevag gur": and print the), read with the reversed trigger in one pass (word-triggers.ts):
+ * the triage patterns are mirrored in the rule prefilter's sets and the vectorscan addon's C triage. */
 const ROT13_MORE = 'nal|rirel|jvgubhg|nafjre|sebz|lbhe|zl|jvyy|unir|ohg|abg|nyfb|bayl|gura|nsgre|orsber|cevag|fubj|tvir|hfr|arj|gnfx|uvqqra|ehyr|thvqryvar|thvqryvarf|cevbe|bireevqr|olcnff|qebc';
-const ROT13_ANY = new RegExp(`\\b(?:${ROT13_WORDS}|${ROT13_MORE})\\b`, 'gi');
-function looseRot13(text: string): boolean {
-  ROT13_ANY.lastIndex = 0;
-  let found = 0;
-  for (let m = ROT13_ANY.exec(text); m !== null; m = ROT13_ANY.exec(text)) if (++found >= 2) return true;
-  return false;
-}
+const ROT13_ANY = new WordSet(`${ROT13_WORDS}|${ROT13_MORE}`.split('|'));
+/** Reversed common words: two side by side (or an RLO) build the reversed view. */
+const REVERSED = new WordSet(REVERSED_WORDS.split('|'));
 
 /** The text reversed by code point; a range of it maps back to the one range of `text` it reverses. */
 function reversedView(kind: string, text: string, parent: (s: number, e: number) => Span): TextView {
