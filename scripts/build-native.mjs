@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // npm install / npm ci: says, one line per native module, what was built and why (npm hides the
 // dependencies' own build output, which for re2 and better-sqlite3 can be minutes of compiling),
-// then builds the optional vectorscan prefilter addon (native/vectorscan) with node-gyp when
-// Debian's libvectorscan-dev is installed. Never fails the install: without the library (or if the
-// build fails) Warden uses its RE2.Set prefilter, and /status says so.
+// then builds Warden's own addons with node-gyp: native/text (the text-structure pass in C; no
+// library needed) and the optional vectorscan prefilter (native/vectorscan) when Debian's
+// libvectorscan-dev is installed. Never fails the install: without an addon (or if its build
+// fails) Warden uses the TypeScript / RE2.Set path with the same verdicts, and /status says so.
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -35,14 +36,8 @@ function reportDependency(name, addon, why) {
 
 reportDependency('re2', 're2.node', 'RE2: every rule pattern runs in linear time');
 reportDependency('better-sqlite3', 'better_sqlite3.node', 'the default SQLite store');
-const dir = join(root, 'native', 'vectorscan');
-const header = ['/usr/include/hs/hs.h', '/usr/local/include/hs/hs.h'].find((p) => existsSync(p));
 if (process.env.WARDEN_SKIP_NATIVE === '1') {
-  console.log('warden: native module vectorscan (optional prefilter): not built because WARDEN_SKIP_NATIVE=1 (the RE2.Set prefilter is used)');
-  process.exit(0);
-}
-if (!header) {
-  console.log('warden: native module vectorscan (optional prefilter): not built because libvectorscan-dev is not installed (apt-get install libvectorscan-dev); the RE2.Set prefilter is used');
+  console.log('warden: native modules text and vectorscan (optional): not built because WARDEN_SKIP_NATIVE=1 (the TypeScript structure pass and the RE2.Set prefilter are used)');
   process.exit(0);
 }
 // npm sets npm_config_node_gyp for lifecycle scripts; otherwise the node-gyp bundled with npm.
@@ -52,15 +47,30 @@ const candidates = [
   join(root, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
 ].filter((p) => p && existsSync(p));
 if (candidates.length === 0) {
-  console.log('warden: native module vectorscan (optional prefilter): not built because node-gyp was not found (the RE2.Set prefilter is used)');
+  console.log('warden: native modules text and vectorscan (optional): not built because node-gyp was not found (the TypeScript structure pass and the RE2.Set prefilter are used)');
   process.exit(0);
 }
 // Node's headers: npm passes its nodedir setting to lifecycle scripts; run by hand, the
 // distribution's headers (/usr/include/node) if present, else node-gyp downloads them.
 const nodedir = process.env.npm_config_nodedir || (existsSync('/usr/include/node/node_api.h') ? '/usr' : '');
+
+/** Builds native/<name> with node-gyp; true when it built. */
+function buildAddon(name, what, fallback) {
+  const started = Date.now();
+  const r = spawnSync(process.execPath, [candidates[0], 'rebuild', ...(nodedir ? [`--nodedir=${nodedir}`] : [])], { cwd: join(root, 'native', name), stdio: 'inherit' });
+  if (r.status !== 0) console.log(`warden: native module ${name} (${what}): the build failed (see above); ${fallback} will be used`);
+  else console.log(`warden: native module ${name} (${what}): built in ${Math.round((Date.now() - started) / 1000)}s`);
+  return r.status === 0;
+}
+
+console.log('warden: native module text (structure pass in C): compiling now with node-gyp (no library needed); WARDEN_SKIP_NATIVE=1 skips it');
+buildAddon('text', 'structure pass in C', 'the TypeScript structure pass');
+
+const header = ['/usr/include/hs/hs.h', '/usr/local/include/hs/hs.h'].find((p) => existsSync(p));
+if (!header) {
+  console.log('warden: native module vectorscan (optional prefilter): not built because libvectorscan-dev is not installed (apt-get install libvectorscan-dev); the RE2.Set prefilter is used');
+  process.exit(0);
+}
 console.log(`warden: native module vectorscan (optional prefilter): compiling now with node-gyp because libvectorscan-dev is installed (${header}); WARDEN_SKIP_NATIVE=1 skips it`);
-const started = Date.now();
-const r = spawnSync(process.execPath, [candidates[0], 'rebuild', ...(nodedir ? [`--nodedir=${nodedir}`] : [])], { cwd: dir, stdio: 'inherit' });
-if (r.status !== 0) console.log('warden: native module vectorscan: the build failed (see above); the RE2.Set prefilter will be used');
-else console.log(`warden: native module vectorscan: built in ${Math.round((Date.now() - started) / 1000)}s`);
+buildAddon('vectorscan', 'optional prefilter', 'the RE2.Set prefilter');
 process.exit(0);

@@ -26,6 +26,9 @@
  * An injection hidden in data (a CSV cell, a log message, a JSON value, a code comment) is a run
  * of words, so it stays a language segment and is still scored.
  */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { Span } from './types.js';
 
 export interface TextStructure {
@@ -262,8 +265,83 @@ function cellRuns(text: string, start: number, end: number, out: LanguageSegment
   flush();
 }
 
-/** Computes the structure of `text`. One pass per line; no regular expression on ASCII. */
+/** Computes the structure of `text`: in C for all-ASCII text where native/text is built, else
+ * structureOfScript(). The two give the same answer (test/scanning/structure-native.test.ts). */
 export function structureOf(text: string): TextStructure {
+  if (native !== null && text.length > 0) {
+    const found = nativeStructure(native, text);
+    if (found !== null) return found;
+  }
+  return structureOfScript(text);
+}
+
+/** Which implementation structureOf() uses for all-ASCII text, for /status and the bench. */
+export function structureBackend(): { kind: 'native' | 'typescript'; reason: string | null } {
+  return native !== null ? { kind: 'native', reason: null } : { kind: 'typescript', reason: nativeError };
+}
+
+interface NativeText {
+  structure(text: string, out: Int32Array): number;
+  setLetters(table: Uint8Array): void;
+}
+
+const NATIVE_PATH = fileURLToPath(new URL('../../../native/text/build/Release/warden_text.node', import.meta.url));
+let nativeError: string | null = null;
+const native: NativeText | null = ((): NativeText | null => {
+  if (process.env.WARDEN_NATIVE_TEXT === '0') {
+    nativeError = 'turned off (WARDEN_NATIVE_TEXT=0)';
+    return null;
+  }
+  try {
+    return createRequire(import.meta.url)(NATIVE_PATH) as NativeText;
+  } catch (err) {
+    nativeError = existsSync(NATIVE_PATH) ? `addon failed to load: ${(err as Error).message}` : 'addon not built (npm ci builds it with node-gyp)';
+    return null;
+  }
+})();
+
+/** Reused output of the addon, grown when a text needs more room. */
+let nativeOut = new Int32Array(4 + 3 * 1024);
+let lettersGiven = false;
+
+/** Which characters of the Basic Multilingual Plane are letters or marks (`[\p{L}\p{M}]`, as
+ * letterClass() asks), for the addon: built once, on the first text outside ASCII. */
+function bmpLetters(): Uint8Array {
+  const table = new Uint8Array(0x10000);
+  const units = new Uint16Array(0x10000);
+  for (let u = 0; u < 0x10000; u++) units[u] = u >= 0xd800 && u <= 0xdfff ? 32 : u; // no lone surrogates
+  let all = '';
+  for (let i = 0; i < 0x10000; i += 0x2000) all += String.fromCharCode(...units.subarray(i, i + 0x2000));
+  for (const m of all.matchAll(/[\p{L}\p{M}]+/gu)) table.fill(1, m.index, m.index + m[0].length);
+  return table;
+}
+
+function nativeStructure(addon: NativeText, text: string): TextStructure | null {
+  let n = addon.structure(text, nativeOut);
+  if (n === -2 && !lettersGiven) {
+    lettersGiven = true;
+    addon.setLetters(bmpLetters());
+    n = addon.structure(text, nativeOut);
+  }
+  if (n === -1) {
+    nativeOut = new Int32Array(4 + 3 * (text.length + 2));
+    n = addon.structure(text, nativeOut);
+  }
+  if (n < 0) return null; // -2: a letter beyond the BMP only the TypeScript judges
+  const out = nativeOut;
+  const segments: LanguageSegment[] = [];
+  const shortLines: LanguageSegment[] = [];
+  for (let k = 0, o = 4; k < n; k++, o += 3) {
+    const seg = { start: out[o]!, end: out[o + 1]!, whole: out[o + 2] !== 0 };
+    segments.push(seg);
+    if (out[o + 2] === 2) shortLines.push(seg);
+  }
+  return finish(text, segments, shortLines, out[2] === 1, out[0]!, out[1]!);
+}
+
+/** structureOf() in TypeScript, for any text: the specification of the C fast path. One pass
+ * per line; no regular expression on ASCII. */
+export function structureOfScript(text: string): TextStructure {
   const segments: LanguageSegment[] = [];
   let allLanguage = true;
   let nonSpace = 0;
@@ -335,6 +413,11 @@ export function structureOf(text: string): TextStructure {
     }
     lineStart = lineEnd + 1;
   }
+  return finish(text, segments, shortLines, allLanguage, nonSpace, covered);
+}
+
+/** The structure from one pass's lines and runs: columns of short lines dropped, shares taken. */
+function finish(text: string, segments: LanguageSegment[], shortLines: LanguageSegment[], allLanguage: boolean, nonSpace: number, covered: number): TextStructure {
   if (nonSpace === 0) return EMPTY;
   // Short lines are language beside prose ("Results", "Best regards,"), not as a column of one
   // word repeated ("ab\nab\nab..."): with six or more and few distinct, they are data.
