@@ -389,15 +389,26 @@ static int spaced_from(const unsigned char *s, size_t n, size_t pos, int k) {
 static const char *const ROT13_WORDS[] = {"gur", "naq", "lbh", "lbhe", "nyy", "vtaber", "guvf", "jvgu", "cerivbhf", "vafgehpgvbaf", "flfgrz", "cebzcg", "nobir", "sbetrg", "cnffjbeq",
                                            "frperg", "qvfertneq", "ehyrf", "erirny", "vf", "gb", "bs", "ner", "jung", "gryy", "zr", "abj", "cergraq", "npg", NULL};
 
-/* Is the word-character run w[0..len) one of ROT13_WORDS (ASCII case-insensitive)? */
-static size_t ROT13_LENS[sizeof(ROT13_WORDS) / sizeof(ROT13_WORDS[0])];
-static int rot13_word(const unsigned char *w, size_t len) {
-  if (len < 2 || len > 12) return 0;
-  unsigned char first = w[0] | 0x20;
+/* ROT13_BY_SHAPE[first letter][length]: a bit per ROT13_WORDS entry of that shape, so a word is
+ * compared with the one or two entries it could be instead of scanning the list (it was 45 % of
+ * the triage's time: every word of every text went through it). */
+#define ROT13_MAX 12
+static uint32_t ROT13_BY_SHAPE[26][ROT13_MAX + 1];
+
+static void rot13_init(void) {
   for (int a = 0; ROT13_WORDS[a]; a++) {
-    if (ROT13_LENS[a] != len || (unsigned char)ROT13_WORDS[a][0] != first) continue;
+    size_t len = strlen(ROT13_WORDS[a]);
+    if (len <= ROT13_MAX) ROT13_BY_SHAPE[ROT13_WORDS[a][0] - 'a'][len] |= 1u << a;
+  }
+}
+
+/* Is the word-character run w[0..len) one of ROT13_WORDS (ASCII case-insensitive)? */
+static int rot13_word(const unsigned char *w, size_t len) {
+  if (len < 2 || len > ROT13_MAX || !is_alpha(w[0])) return 0;
+  for (uint32_t m = ROT13_BY_SHAPE[(w[0] | 0x20) - 'a'][len]; m != 0; m &= m - 1) {
+    const char *word = ROT13_WORDS[__builtin_ctz(m)];
     size_t i = 0;
-    while (i < len && is_alpha(w[i]) && (w[i] | 0x20) == (unsigned char)ROT13_WORDS[a][i]) i++;
+    while (i < len && is_alpha(w[i]) && (w[i] | 0x20) == (unsigned char)word[i]) i++;
     if (i == len) return 1;
   }
   return 0;
@@ -506,7 +517,7 @@ static void set_flag(napi_env env, napi_value obj, const char *name, unsigned va
 NAPI_MODULE_INIT() {
   napi_value fn, flags;
   init_classes();
-  for (int a = 0; ROT13_WORDS[a]; a++) ROT13_LENS[a] = strlen(ROT13_WORDS[a]);
+  rot13_init();
   napi_create_function(env, "compile", NAPI_AUTO_LENGTH, compile, NULL, &fn);
   napi_set_named_property(env, exports, "compile", fn);
   napi_create_function(env, "compileAsync", NAPI_AUTO_LENGTH, compile_async, NULL, &fn);
