@@ -50,6 +50,7 @@ export async function wireScanning(opts: { services: Services; lifecycle: Lifecy
       inline_max_chars: st.inlineMaxChars,
       inline_scans: st.inlineScans,
       prefilter: st.prefilter,
+      structure: st.structure,
       queue_depth: st.queueDepth,
       utilization: st.utilization,
       rules_version: st.rulesVersion,

@@ -84,6 +84,9 @@ export interface ScanPoolStats {
    * what the workers used last ('vectorscan' once its database is ready where the addon is
    * built, else 're2-set'). */
   prefilter: PrefilterKind;
+  /** The structure pass in use (src/scanning/structure.ts): 'native' (C, native/text) or
+   * 'typescript' (the addon not built, or WARDEN_NATIVE_TEXT=0). */
+  structure: 'native' | 'typescript';
   queueDepth: number;
   inFlight: number;
   utilization: number;

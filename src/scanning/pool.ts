@@ -27,6 +27,7 @@ import { BUILTIN_PLUGIN_DIR, type Engine, type EngineResult, type ScanFailure } 
 import { InlineBudget } from './inline-budget.js';
 import { retireIfIdle, startGeneration, type Generation } from './generation.js';
 import { createScanMetrics, type ScanMetrics } from './metrics.js';
+import { structureBackend } from './structure.js';
 import type { BatchItemResult, DetectionResult, ReloadResult, ScanPoolOptions, ScanPoolStats, ScanRequest } from './pool-types.js';
 import { ScanInputError, ScanPoolClosedError } from './pool-types.js';
 import { loadRuleSet } from './rules/load.js';
@@ -177,6 +178,7 @@ export class ScanPool {
       workers: g.piscina.threads.length,
       inlineScans: this.counters.inline,
       prefilter: g.inline?.rules.prefilterKind ?? g.describe.prefilter,
+      structure: structureBackend().kind,
       inlineMaxChars: g.inline === null ? 0 : this.opts.inlineMaxChars,
       queueDepth: this.queuedItems() + g.piscina.queueSize,
       inFlight: this.inFlightTasks,

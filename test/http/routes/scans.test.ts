@@ -447,6 +447,8 @@ describe('scanning.inline_max_chars', function () {
       for (const st of [a, b]) {
         if (process.env.WARDEN_PREFILTER === 'vectorscan') expect(st.prefilter).to.be.oneOf(['re2-set', 'vectorscan']);
         else expect(st.prefilter).to.equal('re2-set');
+        // Which structure pass runs: the C one (npm ci builds native/text) unless turned off.
+        expect(st.structure).to.equal(process.env.WARDEN_NATIVE_TEXT === '0' ? 'typescript' : 'native');
       }
     } finally {
       await on.close();
