@@ -112,8 +112,12 @@ export function decodeHex(text: string, budget: { chars: number }): DecodeResult
   for (let m = HEX_RUN.exec(text); m !== null && seen < MAX_CANDIDATES; m = HEX_RUN.exec(text)) {
     seen++;
     const token = m[0];
-    const starts: number[] = [];
-    const bytes: number[] = [];
+    // Typed arrays and nibble arithmetic: a run can be a megabyte of hex-looking letters
+    // ("bbbb..."), and a parseInt and two array pushes per pair made that 0.3 s.
+    const bytes = new Uint8Array(token.length >> 1);
+    const s = new Int32Array(bytes.length);
+    const e = new Int32Array(bytes.length);
+    let k = 0;
     for (let i = 0; i < token.length; ) {
       const c = token.charCodeAt(i);
       if (c === 92) {
@@ -124,16 +128,19 @@ export function decodeHex(text: string, budget: { chars: number }): DecodeResult
         i++;
         continue;
       }
-      bytes.push(parseInt(token.slice(i, i + 2), 16));
-      starts.push(m.index + i);
+      bytes[k] = (nibble(c) << 4) | nibble(token.charCodeAt(i + 1));
+      s[k] = m.index + i;
+      e[k] = m.index + i + 2;
+      k++;
       i += 2;
     }
-    const s = Int32Array.from(starts);
-    const e = Int32Array.from(starts, (v) => v + 2);
-    if (appendDecoded(out, Uint8Array.from(bytes), s, e, budget)) payloads++;
+    if (appendDecoded(out, bytes.subarray(0, k), s.subarray(0, k), e.subarray(0, k), budget)) payloads++;
   }
   return payloads > 0 ? { builder: out, payloads } : null;
 }
+
+/** The value of a hex digit's code unit (HEX_RUN matched it, so it is one). */
+const nibble = (c: number): number => (c <= 57 ? c - 48 : (c | 32) - 87);
 
 const PERCENT = /%[0-9a-fA-F]{2}/g;
 const URL_CHAR = /[A-Za-z0-9._~!$&'()*+,;=:@/?#[\]%-]/;
