@@ -21,6 +21,9 @@ const MAX_GAP = 3;
  * that equal the run's most common gap (the separator the attacker put between letters) are
  * dropped; any other gap (a double space, a different separator) becomes one space: a word break.
  */
+/** Positions of the letters of the run being read (reused; grown on a long run). */
+let letterAt = new Int32Array(256);
+
 export function joinSpacedLetters(src: MappedTextBuilder): { builder: MappedTextBuilder; words: number } | null {
   const n = src.length;
   // Token starts/ends of one-character tokens, in order, with the gap text before each.
@@ -34,29 +37,42 @@ export function joinSpacedLetters(src: MappedTextBuilder): { builder: MappedText
       i++;
       continue;
     }
-    // Extend the run: letters at positions p0, p1, ... with gaps of separators between them.
-    const letters = [i];
+    // Extend the run: letters at positions p0, p1, ... with gaps of separators between them
+    // (in a typed array: a plain array's push was most of the cost on a long run).
+    let count = 1;
+    letterAt[0] = i;
     let j = i + 1;
     for (;;) {
       let k = j;
       while (k < n && k - j < MAX_GAP && isSeparator(src.codeAt(k))) k++;
       if (k === j || k >= n || !isTokenChar(src.codeAt(k)) || (k + 1 < n && isTokenChar(src.codeAt(k + 1)))) break;
-      letters.push(k);
+      if (count === letterAt.length) {
+        const grown = new Int32Array(letterAt.length * 2);
+        grown.set(letterAt);
+        letterAt = grown;
+      }
+      letterAt[count++] = k;
       j = k + 1;
     }
+    const letters = letterAt.subarray(0, count);
     if (letters.length >= MIN_SPACED_LETTERS) {
       any = true;
-      // Most common gap string is the in-word separator.
-      const counts = new Map<string, number>();
-      const gaps: string[] = [];
+      // Most common gap is the in-word separator. A gap is at most MAX_GAP separators, all
+      // ASCII, so it is keyed by a number (its characters and its length) rather than a string
+      // built per gap: a megabyte of "x x x ..." is half a million gaps.
+      const counts = new Map<number, number>();
+      const gaps = new Float64Array(letters.length - 1);
       for (let g = 1; g < letters.length; g++) {
-        let s = '';
-        for (let p = letters[g - 1]! + 1; p < letters[g]!; p++) s += String.fromCharCode(src.codeAt(p));
-        gaps.push(s);
-        counts.set(s, (counts.get(s) ?? 0) + 1);
+        const from = letters[g - 1]! + 1;
+        const to = letters[g]!;
+        let key = 0;
+        for (let p = from; p < to; p++) key = key * 128 + src.codeAt(p);
+        key = key * 4 + (to - from);
+        gaps[g - 1] = key;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
       }
       let common = gaps[0]!;
-      for (const [s, c] of counts) if (c > (counts.get(common) ?? 0) || (c === counts.get(common) && s.length < common.length)) common = s;
+      for (const [key, c] of counts) if (c > counts.get(common)! || (c === counts.get(common) && (key & 3) < (common & 3))) common = key;
       words++;
       for (let g = 1; g < letters.length; g++) {
         const from = letters[g - 1]! + 1;
