@@ -47,6 +47,7 @@ describe('policies: nothing of a redacted value in the store, the logs, Kafka or
   let dir: string;
   let raw: Record<string, any>;
   let supportKey = '';
+  let supportKeyId = '';
   const kafkaGot: { topic: string; value: string }[] = [];
 
   before(async () => {
@@ -68,7 +69,7 @@ describe('policies: nothing of a redacted value in the store, the logs, Kafka or
     w = await spawnWarden(raw, { WARDEN_LOG_LEVEL: 'debug' }, 40_000);
     const made = await fetch(`${w.url}/v1/keys`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY }, body: JSON.stringify({ name: 'support-bot', role: 'service', policy: 'support' }) });
     expect(made.status).to.equal(201);
-    supportKey = ((await made.json()) as { key: string }).key;
+    ({ key: supportKey, id: supportKeyId } = (await made.json()) as { key: string; id: string });
 
     ws = await RecordingClient.bearer(`${w.url.replace(/^http/, 'ws')}/ws/events`, await makeToken({ role: 'admin' }));
     ws.send({ action: 'subscribe', event_types: ['threat_detected', 'system_status'] });
@@ -149,6 +150,25 @@ describe('policies: nothing of a redacted value in the store, the logs, Kafka or
     await until(() => w.stderr.join('').includes('configuration reload failed'), 10_000, 'the failed reload');
     expect(w.stderr.join('')).to.include('policies.support.extends = \\"missing\\": no such policy');
     expect(await scan()).to.deep.include({ verdict: 'flag', policy_version: before.policy_version });
+
+    // A file that drops the policy the key still names is refused as PUT /v1/settings refuses it:
+    // the error names the key, its policy and what was expected; announced; the running policies stay.
+    writeFileSync(w.configPath, stringify({ ...file, policies: { other: { prompt: { actions: { pii_exposure: 'block' } } } } }));
+    w.proc.kill('SIGHUP');
+    const refused = (m: Record<string, unknown>[]) =>
+      m.find((e) => e.type === 'system_status' && (e.data as { status: string }).status === 'degraded' && String((e.data as { detail: string }).detail).includes(supportKeyId)) as { data: { detail: string } } | undefined;
+    await ws.waitFor((m) => refused(m) !== undefined, 10_000, 'the refused reload announced');
+    const expected = `policies: API key ${supportKeyId} (policy "support") names a policy the reloaded file removes; expected every key's policy to stay defined, one of default, other`;
+    expect(refused(ws.messages)!.data.detail).to.include('configuration reload refused, running configuration kept').and.include(expected);
+    expect(w.stderr.join('')).to.include(expected.replace(/"/g, '\\"'));
+    const status = (await (await fetch(`${w.url}/status`, { headers: { 'x-api-key': ADMIN_KEY } })).json()) as { config: { status: string; last_reload_error: string } };
+    expect(status.config.status).to.equal('degraded');
+    expect(status.config.last_reload_error).to.include(expected);
+    expect(await scan()).to.deep.include({ verdict: 'flag', policy: 'support', policy_version: before.policy_version });
+    // The policies list still has it, with the key.
+    const listed = (await (await fetch(`${w.url}/v1/policies`, { headers: { 'x-api-key': ADMIN_KEY } })).json()) as { policies: { name: string; keys: { id: string }[] }[] };
+    expect(listed.policies.find((p) => p.name === 'support')?.keys.map((k) => k.id)).to.deep.equal([supportKeyId]);
+    expect(listed.policies.map((p) => p.name)).to.not.include('other');
 
     writeFileSync(w.configPath, stringify({ ...file, policies: { support: { prompt: { actions: { pii_exposure: 'block' } } } } }));
     w.proc.kill('SIGHUP');
