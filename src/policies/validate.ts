@@ -101,7 +101,7 @@ export function orphanedKeysProblem(keys: readonly Pick<ApiKeyRecord, 'id' | 'po
 }
 
 /** A policy name a key or claim may carry: one the configuration defines, or `default`. */
-export function unknownPolicyProblem(key: string, name: string, config: Pick<WardenConfig, 'policies'>): string | null {
+export function unknownPolicyProblem(key: string, name: string, config: Partial<Pick<WardenConfig, 'policies'>>): string | null {
   const names = [BUILTIN_POLICY, ...Object.keys(config.policies ?? {}).filter((n) => n !== BUILTIN_POLICY)];
   return names.includes(name) ? null : `${key} = "${name}": no such policy; expected one of ${names.join(', ')}`;
 }
