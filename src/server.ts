@@ -38,7 +38,9 @@ import { createLifecycle } from './lifecycle.js';
 import type { Services } from './services.js';
 import { registerPolicyRoutes } from './http/routes/policies.js';
 import { registerSettingsRoutes } from './http/routes/settings.js';
+import { orphanedKeysProblem } from './policies/validate.js';
 import { effectiveConfig } from './settings/effective.js';
+import { applySettings } from './settings/store.js';
 import { openStorage, type Storage } from './storage/index.js';
 import { connectRedis } from './storage/redis-connection.js';
 import { handleSignals } from './signals.js';
@@ -193,6 +195,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     if (!opts.configPath) return { ok: false, error: 'running on embedded defaults: there is no configuration file to reload' };
     try {
       const next = loadConfig({ path: opts.configPath }).config;
+      // A file that drops a policy an API key still names is refused, as PUT /v1/settings refuses it.
+      const named = await keys.list().catch((err: unknown) => (log.warn({ err: (err as Error).message }, 'reload: the API keys could not be listed; their policies are not checked'), []));
+      const orphaned = orphanedKeysProblem(named, applySettings(next, effective.overrides()).policies, 'the reloaded file');
+      if (orphaned !== null) throw new ConfigError(opts.configPath, [orphaned]);
       config = next;
       effective.setFile(next);
       rateLimitHealth.fail_mode = next.security.rate_limit_fail_mode;

@@ -21,9 +21,15 @@ export function actionFor(t: Pick<EngineThreat, 'ruleId' | 'detector' | 'attackT
   return rules.actions[t.ruleId] ?? rules.actions[t.detector] ?? rules.actions[t.attackType] ?? 'block';
 }
 
+/** Whether a finding or failure of `detector` (reported by `plugin`) counts under the target's `detectors`. */
+function detectorCounts(rules: Pick<TargetRules, 'detectors'>, detector: string | null, plugin?: string): boolean {
+  return rules.detectors === null || (detector !== null && rules.detectors.has(detector)) || (plugin !== undefined && rules.detectors.has(plugin));
+}
+
 /**
  * One target's rules over what the workers found (the policy of docs/policies.md):
- *  - findings of detectors the policy does not run, or under their threshold, are dropped;
+ *  - findings of detectors the policy does not run (the workers ran only those: ScanService;
+ *    findings made outside them are checked here), or under their threshold, are dropped;
  *  - `allow` drops the finding; `flag` flags it; `block` blocks at or above block_severity and
  *    flags below; `redact` marks it `sanitized` (the verdict is flag: the text goes on, its
  *    spans replaced); in monitor mode every kept finding is `logged`;
@@ -36,7 +42,7 @@ export function applyRules(outcome: PolicyInput, rules: TargetRules): AppliedPol
   const threats: Threat[] = [];
   let redact: RedactSpan[] = [];
   for (const t of outcome.threats) {
-    if (rules.detectors !== null && !rules.detectors.has(t.detector)) continue;
+    if (!detectorCounts(rules, t.detector, t.plugin)) continue;
     const threshold = rules.thresholds[t.detector];
     if (threshold !== undefined && t.confidence < threshold) continue;
     const action = actionFor(t, rules);
@@ -67,7 +73,7 @@ export function applyRules(outcome: PolicyInput, rules: TargetRules): AppliedPol
     });
   }
   if (redact.length > 1) redact = disjoint(redact);
-  const failures = rules.detectors === null ? outcome.failures : outcome.failures.filter((f) => !f.detector || rules.detectors!.has(f.detector));
+  const failures = rules.detectors === null ? outcome.failures : outcome.failures.filter((f) => !f.detector || detectorCounts(rules, f.detector));
   let error: ScanErrorMarker | null = null;
   if (failures.length > 0) {
     const first = failures[0]!;

@@ -15,7 +15,7 @@ export type PolicyConfig = {
 /** The built-in `default`: security.* for every target, PII in prompts and retrieved data flagged rather than blocked. */
 function builtin(config: PolicyConfig): Record<Target, TargetRules> {
   const { mode, block_severity, fail_mode } = config.security;
-  const base = { mode, block_severity, fail_mode, detectors: null, thresholds: {} };
+  const base = { mode, block_severity, fail_mode, detectors: null, detectorList: null, thresholds: {} };
   return {
     prompt: { ...base, actions: { pii_exposure: 'flag' } },
     rag: { ...base, actions: { pii_exposure: 'flag' } },
@@ -30,6 +30,7 @@ function over(rules: TargetRules, spec: PolicyTargetSpec | undefined): TargetRul
     block_severity: spec.block_severity ?? rules.block_severity,
     fail_mode: spec.fail_mode ?? rules.fail_mode,
     detectors: spec.detectors ? new Set(spec.detectors) : rules.detectors,
+    detectorList: spec.detectors ? [...new Set(spec.detectors)] : rules.detectorList,
     thresholds: spec.thresholds ? { ...rules.thresholds, ...spec.thresholds } : rules.thresholds,
     actions: spec.actions ? { ...rules.actions, ...spec.actions } : rules.actions,
   };

@@ -7,8 +7,10 @@ export interface TargetRules {
   mode: SecurityMode;
   block_severity: Severity;
   fail_mode: FailMode;
-  /** Detectors whose findings and failures count; null = all. */
+  /** Detectors that run and whose findings and failures count; null = all. */
   detectors: ReadonlySet<string> | null;
+  /** The same names as a list, as the scan pool takes them (ScanRequest.detectors). */
+  detectorList: readonly string[] | null;
   /** Minimum confidence by detector. */
   thresholds: Readonly<Record<string, number>>;
   /** Action by rule id, detector or attack type (looked up in that order); default block. */

@@ -1,3 +1,4 @@
+import type { ApiKeyRecord } from '../auth/api-keys.js';
 import type { PolicySpec, PolicyTargetSpec, WardenConfig } from '../config/types.js';
 import { ATTACK_TYPES } from '../scanning/types.js';
 
@@ -83,8 +84,24 @@ export function policyProblems(config: Pick<WardenConfig, 'policies' | 'policy_r
   return [...new Set(out)];
 }
 
+/**
+ * API keys (not revoked) that name a policy `policies` would no longer define, as one problem
+ * naming each key, its policy and what was expected; null when every key's policy stays defined.
+ * `change` says what would remove it ("this change", "the reloaded file"). PUT /v1/settings and a
+ * file reload refuse such a change and keep the running policies.
+ */
+export function orphanedKeysProblem(keys: readonly Pick<ApiKeyRecord, 'id' | 'policy' | 'revoked_at'>[], policies: Record<string, unknown> | undefined, change: string): string | null {
+  const names = [BUILTIN_POLICY, ...Object.keys(policies ?? {}).filter((n) => n !== BUILTIN_POLICY)];
+  const orphans = keys.filter((k) => !k.revoked_at && k.policy && !names.includes(k.policy));
+  if (!orphans.length) return null;
+  return (
+    `policies: API key ${orphans.map((k) => `${k.id} (policy "${k.policy}")`).join(', ')} names a policy ${change} removes; ` +
+    `expected every key's policy to stay defined, one of ${names.join(', ')} (change the key's policy first)`
+  );
+}
+
 /** A policy name a key or claim may carry: one the configuration defines, or `default`. */
-export function unknownPolicyProblem(key: string, name: string, config: Pick<WardenConfig, 'policies'>): string | null {
+export function unknownPolicyProblem(key: string, name: string, config: Partial<Pick<WardenConfig, 'policies'>>): string | null {
   const names = [BUILTIN_POLICY, ...Object.keys(config.policies ?? {}).filter((n) => n !== BUILTIN_POLICY)];
   return names.includes(name) ? null : `${key} = "${name}": no such policy; expected one of ${names.join(', ')}`;
 }

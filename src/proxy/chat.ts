@@ -9,7 +9,7 @@ import type { SpendTracker } from '../spend/tracker.js';
 import type { Target } from '../scanning/types.js';
 import { leaksCanary, newCanary, plantCanary } from './canary.js';
 import { redactRequest, restoreCompletion, restoreStream } from './redact.js';
-import type { PlaceholderVault } from '../policies/placeholders.js';
+import { redactValues, type PlaceholderVault } from '../policies/placeholders.js';
 import { requestFields, scanParts } from '../scan-service/chat-fields.js';
 import { undecodablePolicy } from './undecodable.js';
 import type { ProxyMetrics } from '../metrics/proxy.js';
@@ -127,7 +127,9 @@ export class ChatService {
     // Output scans also name the provider that answered (known once routed).
     const outputCtx: Omit<ScanContext, 'source'> = { ...base };
     const outcome = this.outcomeGate(input, call, outputCtx, enforce);
-    const asked = outcome ? await outcome.input(groups.map((g) => g.text).join('\n\n')) : null;
+    // The input check's record holds the text as it went upstream: placeholders, never a redacted value.
+    const asking = outcome ? groups.map((g) => g.text).join('\n\n') : '';
+    const asked = outcome ? await outcome.input(redaction ? redactValues(asking, redaction.vault) : asking) : null;
     if (asked?.blocked) {
       this.deps.metrics?.blocked.inc({ phase: 'input' });
       throw new WardenError(400, 'security_violation', 'The request was blocked by a security policy: it asks for what the system prompt protects.', {

@@ -5,9 +5,10 @@ import { log } from '../log.js';
 import { applyRules, type AppliedPolicy, type RedactSpan } from '../policies/apply.js';
 import { PlaceholderVault, redactSpans } from '../policies/placeholders.js';
 import { policyBookCache } from '../policies/resolve.js';
+import type { CompiledPolicy } from '../policies/types.js';
 import type { PolicyResult } from '../scanning/policy.js';
 import type { EngineThreat } from '../scanning/engine.js';
-import type { DetectionResult, ScanPool } from '../scanning/pool.js';
+import type { DetectionResult, ScanPool, ScanRequest } from '../scanning/pool.js';
 import type { ActionTaken, Span, Target, Verdict } from '../scanning/types.js';
 import { StorageWriteError } from '../storage/errors.js';
 import { afterResponse } from '../util/after.js';
@@ -99,16 +100,17 @@ export class ScanService {
   async scan(subject: ScanSubject, who: ScanCaller, opts: ScanOptions = {}): Promise<ScanRecord> {
     const parts = 'text' in subject ? [subject] : subject.messages;
     const started = performance.now();
+    const policy = this.policyOf(who);
     // One scan() per message rather than a batch: the pool sends scans queued in the same turn
     // to the workers together anyway, and a short message (a chat turn) is scanned on the
     // calling thread without a hop (docs/scanning.md, "Small scans").
     const outcomes =
       parts.length === 1
-        ? [await this.deps.pool.scan({ text: parts[0]!.text, target: parts[0]!.target })]
-        : await Promise.all(parts.map((p) => this.deps.pool.scan({ text: p.text, target: p.target })));
+        ? [await this.deps.pool.scan(scanRequest(parts[0]!, policy))]
+        : await Promise.all(parts.map((p) => this.deps.pool.scan(scanRequest(p, policy))));
     const findings = [...(opts.findings ?? []), ...('messages' in subject ? (subject.findings ?? []) : [])];
     if (findings.length) outcomes[0] = withFindings(outcomes[0]!, findings);
-    return this.finish(parts, outcomes, who, performance.now() - started, opts);
+    return this.finish(parts, outcomes, who, performance.now() - started, opts, policy);
   }
 
   /**
@@ -132,13 +134,14 @@ export class ScanService {
       }
     });
     const started = performance.now();
-    const outcomes = await this.outcomesOf(flat);
+    const policy = this.policyOf(who);
+    const outcomes = await this.outcomesOf(flat, policy);
     const elapsed = performance.now() - started;
     return Promise.all(
       subjects.map((s, i) => {
         const mine = outcomes.filter((_, j) => owners[j] === i);
         if (!('text' in s) && s.findings?.length) mine[0] = withFindings(mine[0]!, s.findings);
-        return this.finish('text' in s ? [s] : s.messages, mine, who, elapsed);
+        return this.finish('text' in s ? [s] : s.messages, mine, who, elapsed, {}, policy);
       }),
     );
   }
@@ -147,13 +150,18 @@ export class ScanService {
    * no metric. RAG sanitising uses it to find the sentences that carry an injection. */
   async flaggedOnly(texts: string[], target: Target, who: Pick<ScanCaller, 'policy' | 'model' | 'route'> = {}): Promise<boolean[]> {
     if (texts.length === 0) return [];
-    const { policy } = this.policies(this.deps.config()).choose({ credential: who.policy, model: who.model, route: who.route });
-    const outcomes = await this.outcomesOf(texts.map((text) => ({ text, target })));
+    const policy = this.policyOf(who);
+    const outcomes = await this.outcomesOf(texts.map((text) => ({ text, target })), policy);
     return outcomes.map((o) => applyRules(o, policy.targets[target]).verdict !== 'allow');
   }
 
-  private async outcomesOf(parts: { text: string; target: Target }[]): Promise<DetectionResult[]> {
-    const results = await this.deps.pool.scanBatch(parts.map((p) => ({ text: p.text, target: p.target })));
+  /** The policy a caller gets (docs/policies.md, "Which policy a request gets"). */
+  private policyOf(who: Pick<ScanCaller, 'policy' | 'model' | 'route'>): CompiledPolicy {
+    return this.policies(this.deps.config()).choose({ credential: who.policy, model: who.model, route: who.route }).policy;
+  }
+
+  private async outcomesOf(parts: { text: string; target: Target }[], policy: CompiledPolicy): Promise<DetectionResult[]> {
+    const results = await this.deps.pool.scanBatch(parts.map((p) => scanRequest(p, policy)));
     return results.map((r) => {
       if ('error' in r) throw new RangeError(r.error.message);
       return r;
@@ -182,9 +190,9 @@ export class ScanService {
     who: ScanCaller,
     elapsedMs: number,
     opts: ScanOptions = {},
+    policy = this.policyOf(who),
   ): Promise<ScanRecord> {
     const config = this.deps.config();
-    const { policy } = this.policies(config).choose({ credential: who.policy, model: who.model, route: who.route });
     // Plain loops rather than map/flatMap/spread chains: this runs twice per proxied request.
     const results: AppliedPolicy[] = new Array(outcomes.length);
     let redacted: PartRedactions[] | null = null;
@@ -302,6 +310,12 @@ export class ScanService {
 
 function recordFailed(err: unknown, record: ScanRecord): void {
   log.error({ err: (err as Error).message, scan_id: record.scan_id }, 'scan record could not be stored');
+}
+
+/** What the pool is asked for one part: only the detectors the policy runs on its target. */
+function scanRequest(part: { text: string; target: Target }, policy: CompiledPolicy): ScanRequest {
+  const detectors = policy.targets[part.target].detectorList;
+  return detectors === null ? { text: part.text, target: part.target } : { text: part.text, target: part.target, detectors };
 }
 
 /** A detection result with findings made outside the detectors added (detector `field-map`, no span). */

@@ -65,6 +65,9 @@ export interface EngineThreat {
   related?: string[];
   /** What a context-aware check saw (the proxy's outcome guards: which argument, where a destination entered). */
   evidence?: Record<string, unknown>;
+  /** The plugin that reported it, when that is not `detector` (the rules plugin names the rule
+   * file): a policy's `detectors` may name either. */
+  plugin?: string;
 }
 
 export type FailureKind = 'detector_error' | 'timeout' | 'worker_crash' | 'overloaded';
@@ -97,6 +100,24 @@ export class EngineConfigError extends Error {
 
 const SEVERITY_WEIGHT: Record<Severity, number> = { low: 0.25, medium: 0.5, high: 0.8, critical: 1 };
 
+/** The built-in plugin that reports rule-file hits under the rule file's name (plugins/rules). */
+const RULES_PLUGIN = 'rules';
+
+/**
+ * A scan limited to some detectors (a policy's `detectors`): which plugins run and whose
+ * findings count. A plugin runs when it is named, when it is the rules plugin and a rule file is
+ * named, or when a plugin after it that runs decides from the earlier findings (`run_when:
+ * uncertain`, plugins/run-when.ts): those see the same earlier findings as in a full scan, but
+ * the findings of plugins nobody named do not count.
+ */
+interface Selection {
+  run: boolean[];
+  /** By plugin index: every finding of the plugin counts (it is named). */
+  counts: boolean[];
+  /** The names given: a finding whose detector is one of them counts too (a rule file). */
+  names: ReadonlySet<string>;
+}
+
 interface LoadedPlugin {
   plugin: AnyDetectorPlugin;
   info: PluginInfo;
@@ -109,6 +130,8 @@ export class Engine {
   readonly plugins: PluginInfo[];
   readonly loadErrors: PluginLoadError[];
   private readonly loaded: LoadedPlugin[];
+  /** Selections already worked out, by target and names (a handful: one per policy target). */
+  private readonly selections = new Map<string, Selection>();
 
   private constructor(rules: CompiledRules, loaded: LoadedPlugin[], loadErrors: PluginLoadError[]) {
     this.rules = rules;
@@ -186,20 +209,44 @@ export class Engine {
    * returns a promise is reported as a detector_error). The CLI and tests use this; the scan
    * workers use run().
    */
-  scan(text: string, target: Target, progress?: Int32Array): EngineResult {
-    return this.runFrom(this.begin(text, target, progress), 0, false) as EngineResult;
+  scan(text: string, target: Target, progress?: Int32Array, detectors?: readonly string[]): EngineResult {
+    return this.runFrom(this.begin(text, target, progress, detectors), 0, false) as EngineResult;
   }
 
   /**
    * Scans one text. `progress`, when given, is a shared Int32Array the engine writes the index
    * of the running plugin into (slot 1), so whoever kills a hung worker can name the culprit.
+   * `detectors`, when given, limits the scan to them (a policy's selection, see Selection): the
+   * other plugins are not run unless a named one needs their findings, and only the named
+   * detectors' findings are returned. Failures are returned as they are (the policy decides).
    * Returns a promise only when a plugin returned one: synchronous plugins are not awaited.
    */
-  run(text: string, target: Target, progress?: Int32Array): EngineResult | Promise<EngineResult> {
-    return this.runFrom(this.begin(text, target, progress), 0, true);
+  run(text: string, target: Target, progress?: Int32Array, detectors?: readonly string[]): EngineResult | Promise<EngineResult> {
+    return this.runFrom(this.begin(text, target, progress, detectors), 0, true);
   }
 
-  private begin(text: string, target: Target, progress: Int32Array | undefined): ScanState {
+  private selection(target: Target, detectors: readonly string[]): Selection {
+    const key = `${target}\u0000${detectors.join('\u0000')}`;
+    let sel = this.selections.get(key);
+    if (sel !== undefined) return sel;
+    const names = new Set(detectors);
+    const ruleFile = this.rules.ruleSet.rules.some((r) => names.has(r.file));
+    const counts = this.loaded.map((l) => names.has(l.info.name));
+    const run = counts.map(() => false);
+    let feedsLater = false;
+    for (let i = this.loaded.length - 1; i >= 0; i--) {
+      const l = this.loaded[i]!;
+      if (!l.info.targets.includes(target)) continue;
+      run[i] = counts[i]! || (ruleFile && l.info.name === RULES_PLUGIN) || feedsLater;
+      if (run[i] && l.config.run_when === 'uncertain') feedsLater = true;
+    }
+    sel = { run, counts, names };
+    if (this.selections.size >= 64) this.selections.clear();
+    this.selections.set(key, sel);
+    return sel;
+  }
+
+  private begin(text: string, target: Target, progress: Int32Array | undefined, detectors: readonly string[] | undefined): ScanState {
     const timings: Record<string, number> = {};
     const failures: ScanFailure[] = [];
     if (progress) Atomics.store(progress, 1, -1);
@@ -219,14 +266,15 @@ export class Engine {
     Object.freeze(input);
     const t1 = performance.now();
     timings.normalise = t1 - t0;
-    return { text, target, input, progress, timings, failures, findings: [], outcomes: null, t1 };
+    const only = detectors === undefined ? null : this.selection(target, detectors);
+    return { text, target, input, progress, timings, failures, findings: [], outcomes: null, t1, only, uncounted: null };
   }
 
   /** Runs the plugins from index `start` on; switches to awaiting at the first promise. */
   private runFrom(s: ScanState, start: number, allowAsync: boolean): EngineResult | Promise<EngineResult> {
     for (let i = start; i < this.loaded.length; i++) {
       const l = this.loaded[i]!;
-      if (!l.info.targets.includes(s.target)) continue;
+      if (s.only !== null ? !s.only.run[i] : !l.info.targets.includes(s.target)) continue;
       if (s.progress) Atomics.store(s.progress, 1, i);
       const t0 = s.t1;
       try {
@@ -236,7 +284,7 @@ export class Engine {
           out.then(undefined, () => undefined);
           throw new Error('scan() returned a promise; asynchronous plugins run only in the scan workers');
         }
-        this.take(s, l, out);
+        this.take(s, i, out);
       } catch (err) {
         s.failures.push({ kind: 'detector_error', detector: l.info.name, message: (err as Error)?.message ?? String(err) });
       }
@@ -244,7 +292,7 @@ export class Engine {
       s.timings[l.info.name] = s.t1 - t0;
     }
     if (s.progress) Atomics.store(s.progress, 1, -1);
-    const threats = mergeFindings(s.findings);
+    const threats = mergeFindings(s.uncounted === null ? s.findings : s.findings.filter((f) => !s.uncounted!.has(f)));
     const result: EngineResult = { threats, riskScore: riskScore(threats), timings: s.timings, failures: s.failures };
     if (s.outcomes !== null) result.outcomes = s.outcomes;
     return result;
@@ -253,7 +301,7 @@ export class Engine {
   private async settle(s: ScanState, i: number, t0: number, out: PromiseLike<Finding[]>): Promise<EngineResult> {
     const l = this.loaded[i]!;
     try {
-      this.take(s, l, await out);
+      this.take(s, i, await out);
     } catch (err) {
       s.failures.push({ kind: 'detector_error', detector: l.info.name, message: (err as Error)?.message ?? String(err) });
     }
@@ -274,9 +322,16 @@ export class Engine {
     };
   }
 
-  private take(s: ScanState, l: LoadedPlugin, out: unknown): void {
+  private take(s: ScanState, i: number, out: unknown): void {
     if (!Array.isArray(out)) throw new Error(`scan() returned ${typeof out}, not an array of findings`);
-    for (const f of out as Finding[]) s.findings.push(checkFinding(f, l.info.name, s.text.length));
+    const name = this.loaded[i]!.info.name;
+    // A plugin that runs only for a named one after it: its findings are seen, not counted.
+    const named = s.only !== null && !s.only.counts[i] ? s.only.names : null;
+    for (const raw of out as Finding[]) {
+      const f = checkFinding(raw, name, s.text.length);
+      s.findings.push(f);
+      if (named !== null && !named.has(f.detector!)) (s.uncounted ??= new Set()).add(f);
+    }
   }
 }
 
@@ -291,6 +346,10 @@ interface ScanState {
   outcomes: PluginOutcome[] | null;
   /** When the last step ended. */
   t1: number;
+  /** The detectors the scan is limited to (null: every plugin). */
+  only: Selection | null;
+  /** Findings the later plugins see but that do not count (their detector was not named). */
+  uncounted: Set<Finding> | null;
 }
 
 function isPromiseLike(v: unknown): v is PromiseLike<Finding[]> {
@@ -346,7 +405,10 @@ function checkPlugin(value: unknown, name: string): AnyDetectorPlugin {
   return p;
 }
 
-function checkFinding(f: Finding, plugin: string, length: number): Finding {
+/** A finding as the engine keeps it: checked, with the plugin that made it when its detector is another name. */
+type CheckedFinding = Finding & { plugin?: string };
+
+function checkFinding(f: Finding, plugin: string, length: number): CheckedFinding {
   const bad = (why: string): never => {
     throw new Error(`returned an invalid finding (${why}): ${JSON.stringify(f)?.slice(0, 200)}`);
   };
@@ -362,15 +424,18 @@ function checkFinding(f: Finding, plugin: string, length: number): Finding {
     const start = Math.max(0, Math.min(length, Math.floor(s.start)));
     spans.push({ start, end: Math.max(start, Math.min(length, Math.ceil(s.end))) });
   }
-  return {
+  const detector = typeof f.detector === 'string' && f.detector !== '' ? f.detector : plugin;
+  const checked: CheckedFinding = {
     attackType: f.attackType,
     severity: f.severity,
     confidence: f.confidence,
     ruleId: f.ruleId,
     message: typeof f.message === 'string' ? f.message : f.ruleId,
     spans,
-    detector: typeof f.detector === 'string' && f.detector !== '' ? f.detector : plugin,
+    detector,
   };
+  if (detector !== plugin) checked.plugin = plugin;
+  return checked;
 }
 
 function stronger(a: { severity: Severity; confidence: number }, b: { severity: Severity; confidence: number }): boolean {
@@ -401,13 +466,13 @@ function unionSpans(a: Span[], b: Span[]): Span[] {
  * attack type, threats whose spans overlap fold into the strongest of them: one attack phrase
  * caught by two rules is one threat, not two. Findings without spans never fold.
  */
-export function mergeFindings(findings: Finding[]): EngineThreat[] {
+export function mergeFindings(findings: readonly CheckedFinding[]): EngineThreat[] {
   const byRule = new Map<string, EngineThreat>();
   for (const f of findings) {
     const key = `${f.detector}\u0000${f.ruleId}`;
     const prev = byRule.get(key);
     if (prev === undefined) {
-      byRule.set(key, {
+      const t: EngineThreat = {
         attackType: f.attackType,
         severity: f.severity,
         confidence: f.confidence,
@@ -415,7 +480,9 @@ export function mergeFindings(findings: Finding[]): EngineThreat[] {
         detector: f.detector ?? 'unknown',
         message: f.message,
         spans: unionSpans(f.spans, []),
-      });
+      };
+      if (f.plugin !== undefined) t.plugin = f.plugin;
+      byRule.set(key, t);
       continue;
     }
     if (SEVERITY_RANK[f.severity] > SEVERITY_RANK[prev.severity]) prev.severity = f.severity;

@@ -46,6 +46,10 @@ export interface ScanRequest {
   text: string;
   /** Default 'prompt'. */
   target?: Target;
+  /** Only these detectors (plugin, instance or rule file names: a policy's `detectors`): the
+   * other plugins are not run unless a named one decides from their findings, and only the
+   * named detectors' findings are returned (Engine.run). Default: every plugin. */
+  detectors?: readonly string[];
 }
 
 /** What the detectors found for one text, timed; applyPolicy turns it into a verdict (the scan

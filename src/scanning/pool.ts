@@ -58,6 +58,13 @@ export const INLINE_MAX_CHARS = 2048;
 export const ALWAYS_INLINE_CHARS = 256;
 
 const MAX_CHUNK_ITEMS = 32;
+
+/** What a worker (or the inline engine) is given of a request. */
+function taskItem(req: ScanRequest): ScanTaskItem {
+  const item: ScanTaskItem = { text: req.text, target: req.target ?? 'prompt' };
+  if (req.detectors !== undefined) item.detectors = req.detectors;
+  return item;
+}
 const MAX_CHUNK_CHARS = 64 * 1024;
 const MAX_ATTEMPTS = 3;
 const MAX_SPARE_PROGRESS_BUFFERS = 64;
@@ -139,10 +146,11 @@ export class ScanPool {
     if (problem !== null) return Promise.reject(new ScanInputError(problem));
     const inline = this.gen.inline;
     const n = req.text.length;
+    const item = taskItem(req);
     if (inline !== null && n <= this.opts.inlineMaxChars && (n <= ALWAYS_INLINE_CHARS || this.inlineBudget.left())) {
-      return Promise.resolve(this.scanInline(inline, this.gen, { text: req.text, target: req.target ?? 'prompt' }));
+      return Promise.resolve(this.scanInline(inline, this.gen, item));
     }
-    return this.enqueue({ text: req.text, target: req.target ?? 'prompt' });
+    return this.enqueue(item);
   }
 
   /** Scans many texts over all workers. Results keep the request order; a bad item gets its
@@ -154,7 +162,7 @@ export class ScanPool {
       reqs.map((req): Promise<BatchItemResult> => {
         const problem = this.checkRequest(req);
         if (problem !== null) return Promise.resolve({ error: { code: 'invalid_input', message: problem } });
-        return this.enqueue({ text: req.text, target: req.target ?? 'prompt' });
+        return this.enqueue(taskItem(req));
       }),
     );
   }
@@ -220,6 +228,7 @@ export class ScanPool {
     if (typeof req.text !== 'string') return 'text must be a string';
     if (req.text.length > this.opts.maxInputChars) return `text is ${req.text.length} characters; the limit is ${this.opts.maxInputChars}`;
     if (req.target !== undefined && !TARGETS.includes(req.target)) return `target must be one of ${TARGETS.join(', ')}`;
+    if (req.detectors !== undefined && (!Array.isArray(req.detectors) || req.detectors.some((d) => typeof d !== 'string'))) return 'detectors must be an array of detector names';
     return null;
   }
 
@@ -234,7 +243,7 @@ export class ScanPool {
     const started = performance.now();
     let r: EngineResult;
     try {
-      r = engine.scan(item.text, item.target);
+      r = engine.scan(item.text, item.target, undefined, item.detectors);
     } catch (err) {
       r = { threats: [], riskScore: 0, timings: {}, failures: [{ kind: 'detector_error', detector: null, message: (err as Error)?.message ?? String(err) }] };
     }

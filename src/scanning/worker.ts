@@ -25,6 +25,8 @@ export interface WorkerInit {
 export interface ScanTaskItem {
   text: string;
   target: Target;
+  /** Only these detectors (a policy's selection; Engine.run). */
+  detectors?: readonly string[];
 }
 
 export type WorkerTask =
@@ -67,7 +69,7 @@ export default async function handle(task: WorkerTask): Promise<WorkerReply> {
     Atomics.store(progress, 2, Date.now() - task.sentAt);
     Atomics.store(progress, 0, i);
     const item = task.items[i]!;
-    const r = e.run(item.text, item.target, progress);
+    const r = e.run(item.text, item.target, progress, item.detectors);
     results.push(r instanceof Promise ? await r : r);
   }
   return { kind: 'scan', results, prefilter: e.rules.prefilterKind };

@@ -77,6 +77,12 @@ describe('policies: resolve, validate, apply', () => {
       expect(applyRules(outcome([{ ...weak, confidence: 0.97 }]), q).verdict).to.equal('block');
       expect(applyRules(outcome([], [{ kind: 'detector_error', detector: 'pii', message: 'boom' }]), q)).to.include({ verdict: 'allow', error: null });
       expect(applyRules(outcome([], [{ kind: 'detector_error', detector: 'rules', message: 'boom' }]), q).verdict).to.equal('block');
+      // The rules plugin reports under a rule file's name: naming the plugin or the file counts it.
+      const ruleHit = threat({ detector: 'prompt-injection', plugin: 'rules', attackType: 'prompt_injection', ruleId: 'pi.ignore', spans: [] });
+      expect(applyRules(outcome([ruleHit]), q).verdict).to.equal('block');
+      const byFile = book({ f: { detectors: ['prompt-injection'] } }).get('f')!.targets.prompt;
+      expect(applyRules(outcome([ruleHit]), byFile).verdict).to.equal('block');
+      expect(applyRules(outcome([{ ...ruleHit, detector: 'jailbreak' }]), byFile).verdict).to.equal('allow');
     });
 
     it('choose: the credential, then the model pin, then the route pin, then default', () => {

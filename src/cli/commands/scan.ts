@@ -12,7 +12,8 @@
  */
 import type { Command } from 'commander';
 import type { OfflineOptions, OfflineScanner } from '../../scanning/offline.js';
-import type { ScanPolicy } from '../../scanning/policy.js';
+import type { PolicyConfig } from '../../policies/resolve.js';
+import { DEFAULT_POLICY, type ScanPolicy } from '../../scanning/policy.js';
 import { SEVERITIES, TARGETS, type Target } from '../../scanning/types.js';
 import { jsonlRows, openJsonl, scanItems, type ItemOrigin, type ScanItem } from '../scan/inputs.js';
 import { remoteScanner, type RemoteVerdict } from '../scan/remote.js';
@@ -39,13 +40,15 @@ export interface ScanCliOptions {
   enable?: string;
   mode?: string;
   blockSeverity?: string;
+  /** The policy of warden.yaml that decides the verdicts (default `default`). */
+  policy?: string;
 }
 
 export class CliUsageError extends Error {}
 
-/** `scanning.*` and `security.*` of warden.yaml (--config or WARDEN_CONFIG), so offline scans
- * use the same rules, plugins and policy as the server; without a file, built-in defaults. */
-async function fromConfig(path: string | undefined): Promise<OfflineOptions> {
+/** `scanning.*`, `security.*` and `policies` of warden.yaml (--config or WARDEN_CONFIG), so offline
+ * scans use the same rules, plugins and policies as the server; without a file, built-in defaults. */
+async function fromConfig(path: string | undefined): Promise<OfflineOptions & { policies?: PolicyConfig['policies'] }> {
   if (path === undefined || path === '') return {};
   // Loaded on use: the configuration schema costs a second of start-up that `--server` never needs.
   const [{ loadConfig }, { pluginConfigOf }] = await Promise.all([import('../../config/load.js'), import('../../scan-service/plugin-config.js')]);
@@ -55,8 +58,9 @@ async function fromConfig(path: string | undefined): Promise<OfflineOptions> {
   } catch (err) {
     throw new CliUsageError(`config: ${(err as Error).message}`);
   }
-  const { scanning, security } = loaded.config;
+  const { scanning, security, policies } = loaded.config;
   return {
+    policies,
     rulesDir: scanning.rules_dir,
     rulesPaths: scanning.rules_paths,
     pluginDirs: scanning.plugin_dirs,
@@ -79,6 +83,15 @@ export async function scannerOptions(o: ScanCliOptions): Promise<OfflineOptions>
     if (!SEVERITIES.includes(o.blockSeverity as never)) throw new CliUsageError(`--block-severity must be one of ${SEVERITIES.join(', ')} (got "${o.blockSeverity}")`);
     policy.block_severity = o.blockSeverity as ScanPolicy['block_severity'];
   }
+  // The named policy over security.* as the flags left it (its own keys win over them).
+  const { policyDecision, UnknownPolicyError } = await import('../scan/policy.js');
+  let decision: OfflineOptions['decision'];
+  try {
+    decision = policyDecision(o.policy, { security: { ...DEFAULT_POLICY, ...policy }, policies: base.policies });
+  } catch (err) {
+    if (err instanceof UnknownPolicyError) throw new CliUsageError(err.message);
+    throw err;
+  }
   return {
     rulesDir: o.rulesDir ?? base.rulesDir,
     rulesPaths: [...(base.rulesPaths ?? []), ...(o.rules ?? [])],
@@ -86,6 +99,7 @@ export async function scannerOptions(o: ScanCliOptions): Promise<OfflineOptions>
     enabledPlugins: o.enable ? o.enable.split(',').map((s) => s.trim()).filter(Boolean) : base.enabledPlugins,
     pluginConfig: base.pluginConfig,
     policy,
+    decision,
   };
 }
 
@@ -103,6 +117,7 @@ function offlineVerdict(r: Awaited<ReturnType<OfflineScanner['scanAsync']>>): Re
     risk_score: r.risk_score,
     threats: r.threats.map(({ threat_id: _id, ...t }) => t),
     ...(r.error ? { error: r.error } : {}),
+    ...(r.redacted_text !== undefined ? { redacted_text: r.redacted_text } : {}),
     latency_ms: r.latency_ms,
   };
 }
@@ -158,6 +173,7 @@ const OFFLINE_ONLY: Array<[keyof ScanRunOptions, string]> = [
   ['enable', '--enable'],
   ['mode', '--mode'],
   ['blockSeverity', '--block-severity'],
+  ['policy', '--policy'],
 ];
 
 type Scan = (items: Array<{ text: string; source: Target }>) => Promise<RemoteVerdict[]>;
@@ -266,7 +282,8 @@ export function addScannerOptions(cmd: Command): Command {
     .option('--plugin-dir <dir>', 'extra plugin directory (repeatable)', collect)
     .option('--enable <names>', 'comma-separated plugins to run (default: all)')
     .option('--mode <mode>', 'enforce | monitor', undefined)
-    .option('--block-severity <severity>', `lowest severity that blocks: ${SEVERITIES.join(' | ')}`);
+    .option('--block-severity <severity>', `lowest severity that blocks: ${SEVERITIES.join(' | ')}`)
+    .option('--policy <name>', 'the policy of --config\'s policies that decides the verdicts: its detectors, actions, thresholds, block_severity and fail_mode (default: default, docs/policies.md)');
 }
 
 /** Another mode of `warden scan`, chosen by its own option (e.g. `--job`, src/cli/commands/scan-job.ts). */

@@ -1,5 +1,5 @@
 import { policiesSchema } from '../../config/schema/policies.js';
-import { policyProblems } from '../../policies/validate.js';
+import { orphanedKeysProblem, policyProblems } from '../../policies/validate.js';
 import type { Services } from '../../services.js';
 import { SETTING_KEYS, applySettings, type RuntimeSettings, type SettingsStore } from '../../settings/store.js';
 import type { Api } from '../api.js';
@@ -36,15 +36,8 @@ async function checkPolicies(services: Services, policies: RuntimeSettings['poli
   if (policies === null) return;
   const problems = policyProblems(next);
   if (problems.length) throw badRequest(`policies: ${problems.join('; ')}`, 'policies', 'invalid_policies');
-  const names = new Set(['default', ...Object.keys(policies ?? {})]);
-  const orphans = (await services.keys.list()).filter((k) => !k.revoked_at && k.policy && !names.has(k.policy));
-  if (orphans.length) {
-    throw badRequest(
-      `policies: API key ${orphans.map((k) => `${k.id} (policy "${k.policy}")`).join(', ')} names a policy this change removes; expected every key's policy to stay defined (change the key's policy first)`,
-      'policies',
-      'invalid_policies',
-    );
-  }
+  const orphaned = orphanedKeysProblem(await services.keys.list(), policies, 'this change');
+  if (orphaned !== null) throw badRequest(orphaned, 'policies', 'invalid_policies');
 }
 
 export function registerSettingsRoutes(api: Api, services: Services, store: SettingsStore, overrides: () => RuntimeSettings): void {
