@@ -16,33 +16,40 @@
  *   -1: out is too small (the caller grows it and asks again); -2: not all ASCII.
  */
 #include <node_api.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { F_LEAD = 1, F_TRAIL = 2, F_LETTER = 4, F_UPPER = 8, F_SPACE = 16, F_INNER = 32 };
 static uint8_t CLS[128];
-/* BMP code point -> letter or mark (1), from the caller; has_letters once it is set. */
-static uint8_t LETTERS[65536];
-static int has_letters = 0;
+/* Per JavaScript environment (the main thread and each scan worker load the addon): the copy of
+ * the text, the BMP table, and whether the text held a character only the TypeScript can judge.
+ * Nothing is shared between threads but the constant CLS table. */
+typedef struct {
+  uint16_t *buf;
+  size_t buf_cap;
+  int has_letters;
+  int unknown;
+  /* BMP code point -> letter or mark (1), from the caller (setLetters). */
+  uint8_t letters[65536];
+} ctx_t;
 
 enum { L_NONE = 0, L_SPACED = 1, L_UNSPACED = 2, L_UNKNOWN = 3 };
 
 /* letterClass() of structure.ts for a code point outside ASCII; L_UNKNOWN: ask the TypeScript. */
-static int letter_class_high(uint32_t cp) {
+static int letter_class_high(const ctx_t *x, uint32_t cp) {
   if ((cp >= 0x0e00 && cp <= 0x0eff) || (cp >= 0x1000 && cp <= 0x109f) || (cp >= 0x1780 && cp <= 0x17ff)) return L_UNSPACED;
   if ((cp >= 0x3040 && cp <= 0x30ff) || (cp >= 0x3400 && cp <= 0x4dbf) || (cp >= 0x4e00 && cp <= 0x9fff) || (cp >= 0xf900 && cp <= 0xfaff)) return L_UNSPACED;
   if (cp == 0xd7 || cp == 0xf7) return L_NONE;
   if (cp >= 0xc0 && cp <= 0x24f) return L_SPACED;
   if ((cp >= 0x2000 && cp <= 0x2bff) || (cp >= 0x3000 && cp <= 0x303f) || (cp >= 0xff00 && cp <= 0xff20) || cp >= 0x1f000) return L_NONE;
   if (cp > 0xffff) return L_UNKNOWN;
-  return LETTERS[cp] ? L_SPACED : L_NONE;
+  return x->letters[cp] ? L_SPACED : L_NONE;
 }
 
 static int is_lead_high(int u) { return u == 0x2018 || u == 0x201c || u == 0xab || u == 0xbf || u == 0xa1 || u == 0x2022 || u == 0xb7; }
 static int is_trail_high(int u) { return u == 0x2019 || u == 0x201d || u == 0xbb || u == 0x2026; }
-/* Set when a text holds a character only the TypeScript can judge. */
-static int unknown = 0;
 
 static void init_table(void) {
   const char *lead = "\"'([{*_<`-#>";
@@ -65,7 +72,7 @@ static int is_trail(int u) { return u < 128 ? (CLS[u] & F_TRAIL) != 0 : is_trail
  * the lower-cased word, 0 for none). */
 typedef struct { int is_word; int words; uint32_t core; } token_t;
 
-static token_t judge(const uint16_t *t, int start, int end) {
+static token_t judge(ctx_t *x, const uint16_t *t, int start, int end) {
   token_t none = {0, 0, 0};
   int a = start, b = end;
   while (a < b && is_lead(t[a])) a++;
@@ -95,8 +102,8 @@ static token_t judge(const uint16_t *t, int start, int end) {
         cp = 0x10000u + ((cp - 0xd800u) << 10) + (t[i + 1] - 0xdc00u);
         i += 2;
       } else i++;
-      c = letter_class_high(cp);
-      if (c == L_UNKNOWN) { unknown = 1; return none; }
+      c = letter_class_high(x, cp);
+      if (c == L_UNKNOWN) { x->unknown = 1; return none; }
       hash = hash * 31u + cp;
     }
     if (c == L_SPACED) spaced++;
@@ -165,7 +172,7 @@ static int count_non_space(const uint16_t *t, int start, int end) {
 }
 
 /* Runs of words in t[start, end) cut at cell separators; returns the non-space characters in them. */
-static int cell_runs(const uint16_t *t, int start, int end, segs_t *s) {
+static int cell_runs(ctx_t *x, const uint16_t *t, int start, int end, segs_t *s) {
   run_t run; run_reset(&run);
   int in_runs = 0;
   int i = start;
@@ -176,7 +183,7 @@ static int cell_runs(const uint16_t *t, int start, int end, segs_t *s) {
     if (cell_separator(t, i, end)) { FLUSH(); i++; continue; }
     int t0 = i;
     while (i < end && !IS_SPACE(t[i]) && !cell_separator(t, i, end)) i++;
-    token_t tok = judge(t, t0, i);
+    token_t tok = judge(x, t, t0, i);
     if (!tok.is_word) { FLUSH(); continue; }
     run_add(&run, tok, t0, i);
   }
@@ -191,11 +198,11 @@ static int starts_with_number(const uint16_t *t, int start, int end) {
   return digits >= 4 && digits * 2 >= i - start;
 }
 
-static int structure(const uint16_t *t, int len, int32_t *out, int cap) {
+static int structure(ctx_t *x, const uint16_t *t, int len, int32_t *out, int cap) {
   if (cap < 4) return -1;
-  if (!has_letters)
+  if (!x->has_letters)
     for (int i = 0; i < len; i++) if (t[i] >= 128) return -2;
-  unknown = 0;
+  x->unknown = 0;
   segs_t s = {out, cap, 0, 0};
   int all_language = 1;
   int non_space = 0, covered = 0;
@@ -213,7 +220,7 @@ static int structure(const uint16_t *t, int len, int32_t *out, int cap) {
       line_non_space += i - t0;
       if (first < 0) first = t0;
       last = i;
-      token_t tok = judge(t, t0, i);
+      token_t tok = judge(x, t, t0, i);
       if (tok.is_word) { word_chars += i - t0; run_add(&run, tok, t0, i); }
     }
     if (line_non_space > 0) {
@@ -229,7 +236,7 @@ static int structure(const uint16_t *t, int len, int32_t *out, int cap) {
         int mark = s.count;
         // The line kept whole goes before its runs: reserve its place, fill it in below.
         push(&s, first, last, 1);
-        int in_runs = cell_runs(t, line_start, line_end, &s);
+        int in_runs = cell_runs(x, t, line_start, line_end, &s);
         int runs = s.count - mark - 1;
         if (s.overflow) return -1;
         if (runs > 0 && (double)in_runs >= 0.5 * (double)line_non_space) {
@@ -245,7 +252,7 @@ static int structure(const uint16_t *t, int len, int32_t *out, int cap) {
     }
     line_start = line_end + 1;
   }
-  if (unknown) return -2;
+  if (x->unknown) return -2;
   out[0] = non_space;
   out[1] = covered;
   out[2] = all_language;
@@ -253,8 +260,19 @@ static int structure(const uint16_t *t, int len, int32_t *out, int cap) {
   return s.count;
 }
 
-static uint16_t *buf = NULL;
-static size_t buf_cap = 0;
+static ctx_t *ctx_of(napi_env env) {
+  void *data = NULL;
+  if (napi_get_instance_data(env, &data) != napi_ok) return NULL;
+  return (ctx_t *)data;
+}
+
+static void ctx_free(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  ctx_t *x = (ctx_t *)data;
+  free(x->buf);
+  free(x);
+}
 
 static napi_value js_structure(napi_env env, napi_callback_info info) {
   size_t argc = 2;
@@ -272,16 +290,18 @@ static napi_value js_structure(napi_env env, napi_callback_info info) {
     napi_throw_type_error(env, NULL, "structure(text: string, out: Int32Array)");
     return NULL;
   }
-  if (len + 1 > buf_cap) {
+  ctx_t *x = ctx_of(env);
+  if (x == NULL) { napi_throw_error(env, NULL, "structure: addon not initialised"); return NULL; }
+  if (len + 1 > x->buf_cap) {
     size_t cap = len + 1 > 4096 ? len + 1 : 4096;
-    uint16_t *grown = realloc(buf, cap * sizeof(uint16_t));
+    uint16_t *grown = realloc(x->buf, cap * sizeof(uint16_t));
     if (grown == NULL) { napi_throw_error(env, NULL, "structure: out of memory"); return NULL; }
-    buf = grown;
-    buf_cap = cap;
+    x->buf = grown;
+    x->buf_cap = cap;
   }
   size_t copied = 0;
-  napi_get_value_string_utf16(env, argv[0], (char16_t *)buf, buf_cap, &copied);
-  int r = structure(buf, (int)copied, (int32_t *)data, out_len > 0x7fffffff ? 0x7fffffff : (int)out_len);
+  napi_get_value_string_utf16(env, argv[0], (char16_t *)x->buf, x->buf_cap, &copied);
+  int r = structure(x, x->buf, (int)copied, (int32_t *)data, out_len > 0x7fffffff ? 0x7fffffff : (int)out_len);
   napi_create_int32(env, r, &result);
   return result;
 }
@@ -297,13 +317,23 @@ static napi_value js_set_letters(napi_env env, napi_callback_info info) {
     napi_throw_type_error(env, NULL, "setLetters(table: Uint8Array of 65536)");
     return NULL;
   }
-  memcpy(LETTERS, data, 65536);
-  has_letters = 1;
+  ctx_t *x = ctx_of(env);
+  if (x == NULL) { napi_throw_error(env, NULL, "setLetters: addon not initialised"); return NULL; }
+  memcpy(x->letters, data, 65536);
+  x->has_letters = 1;
   return NULL;
 }
 
 NAPI_MODULE_INIT() {
-  init_table();
+  /* CLS is the same for every thread that loads the addon: filled once. */
+  static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+  pthread_once(&table_once, init_table);
+  ctx_t *x = calloc(1, sizeof(ctx_t));
+  if (x == NULL || napi_set_instance_data(env, x, ctx_free, NULL) != napi_ok) {
+    free(x);
+    napi_throw_error(env, NULL, "warden_text: out of memory");
+    return NULL;
+  }
   napi_value fn;
   napi_create_function(env, "setLetters", NAPI_AUTO_LENGTH, js_set_letters, NULL, &fn);
   napi_set_named_property(env, exports, "setLetters", fn);
