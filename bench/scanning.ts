@@ -25,6 +25,7 @@ import { CompiledRules } from '../src/scanning/rules/compile.js';
 import { loadRuleSet } from '../src/scanning/rules/load.js';
 import { requiredAtoms } from '../src/scanning/rules/atoms.js';
 import { vectorscanAddon, vectorscanDatabase, vectorscanUnavailableReason } from '../src/scanning/rules/vectorscan.js';
+import { structureBackend } from '../src/scanning/structure.js';
 import { mulberry32 } from '../src/util/prng.js';
 import { PROJECT_ROOT } from '../src/version.js';
 
@@ -264,11 +265,25 @@ export async function run(): Promise<void> {
     stages['normalise (own work)'] = stages.normalise - stages['rule prefilter (original)']!;
     delete stages.normalise;
   }
+  // Issue 29's budget for the work beside rule matching, in ms of CPU per corpus pass on the
+  // reference machine (the project's quiet 2-core VM): the normaliser's own work, the classifier
+  // and the engine's own overhead together at most 35 (they were about 55). The engine's own
+  // overhead is the in-thread pass's CPU time less every stage the engine timed.
+  const BUDGET_MS: Record<string, number> = { 'normalise (own work)': 12, classifier: 15, 'engine overhead': 8 };
+  const passMs = (ms: number): number => ms / detectorPasses;
+  const inThread = results.find((r) => r.name.startsWith('engine in-thread, all plugins'))!;
+  const engineMs = (bytes / (inThread.mbPerCpuSec * 1e6)) * 1000;
+  const overheadMs = Math.max(0, engineMs - passMs(totalMs));
   console.log('');
-  console.log('time per stage, engine in-thread with all plugins (share of scan time, and MB/s if it ran alone):');
+  console.log(`time per stage, engine in-thread with all plugins (share of scan time, MB/s if it ran alone, ms per corpus pass, budget):`);
   for (const [k, ms] of Object.entries(stages).sort((a, b) => b[1] - a[1])) {
-    console.log(`  ${k.padEnd(26)} ${((ms / totalMs) * 100).toFixed(1).padStart(5)}%  ${((bytes * detectorPasses) / (ms / 1000) / 1e6).toFixed(1).padStart(8)} MB/s`);
+    const budget = BUDGET_MS[k] === undefined ? '' : `  budget ${BUDGET_MS[k]} ms`;
+    console.log(`  ${k.padEnd(26)} ${((ms / totalMs) * 100).toFixed(1).padStart(5)}%  ${((bytes * detectorPasses) / (ms / 1000) / 1e6).toFixed(1).padStart(8)} MB/s  ${passMs(ms).toFixed(1).padStart(6)} ms${budget}`);
   }
+  console.log(`  ${'engine overhead'.padEnd(26)} ${''.padStart(5)}   ${''.padStart(8)}       ${overheadMs.toFixed(1).padStart(6)} ms  budget ${BUDGET_MS['engine overhead']} ms`);
+  const budgeted = passMs((stages['normalise (own work)'] ?? 0) + (stages.classifier ?? 0)) + overheadMs;
+  console.log(`  normaliser + classifier + engine overhead: ${budgeted.toFixed(1)} ms per pass (budget 35 on the reference machine; this run's CPU ${engineMs.toFixed(1)} ms per pass in all)`);
+  console.log('  (stage times are wall clock inside the engine: on a busy machine they exceed CPU time, and the overhead reads 0)');
   console.log('  (the engine reports the first two as one "normalise" timing: the prefilter\'s pass over the original text carries the normaliser\'s triage;');
   console.log('   the "rules" stage holds the prefilter passes over the other views and the exact confirmations)');
   console.log(`prefilter in use by the engine rows: ${engineAll.rules.prefilterKind} (WARDEN_PREFILTER=vectorscan selects vectorscan)`);
@@ -278,17 +293,17 @@ export async function run(): Promise<void> {
       `${layout.asciiSkipped.filter(Boolean).length} skipped on all-ASCII text; sets split at run time (DFA cliff guard): ${engineAll.rules.prefilterSplits}`,
   );
   const oneWorker = results.find((r) => r.name.startsWith('pool, 1 worker'))!;
-  const inThread = results.find((r) => r.name.startsWith('engine in-thread, all plugins'))!;
   const best = vectorscanRow ?? prefilter;
   const verdict = (x: number, target: number): string => (x >= target ? 'met' : 'NOT met');
   console.log('');
-  console.log('issue 16 targets (MB per CPU-second):');
+  console.log('issue 29 targets (MB per CPU-second; the prefilter target is for the default path):');
   console.log(`  engine in-thread, all plugins >= 25: ${inThread.mbPerCpuSec.toFixed(1)} -> ${verdict(inThread.mbPerCpuSec, 25)} (ceiling: the prefilter alone, ${prefilter.mbPerCpuSec.toFixed(1)} on RE2.Sets${vectorscanRow ? `, ${vectorscanRow.mbPerCpuSec.toFixed(1)} on vectorscan` : ''})`);
   console.log(`  pool, 1 worker >= 20: ${oneWorker.mbPerCpuSec.toFixed(1)} -> ${verdict(oneWorker.mbPerCpuSec, 20)} (ceiling: the engine in-thread, ${inThread.mbPerCpuSec.toFixed(1)})`);
   if (vectorscanRow) {
     const f = floorRows.map((r) => r.mbPerCpuSec.toFixed(1)).join(' / ');
-    console.log(`  prefilter alone with the addon >= 200: ${vectorscanRow.mbPerCpuSec.toFixed(1)} -> ${verdict(vectorscanRow.mbPerCpuSec, 200)} (floors: one literal / the required literals / triage in C: ${f})`);
-  } else console.log(`  prefilter alone with the addon >= 200: not measured (addon not built); RE2.Sets ${best.mbPerCpuSec.toFixed(1)}`);
+    console.log(`  prefilter alone >= 150: RE2.Sets ${prefilter.mbPerCpuSec.toFixed(1)} -> ${verdict(prefilter.mbPerCpuSec, 150)}; vectorscan ${vectorscanRow.mbPerCpuSec.toFixed(1)} -> ${verdict(vectorscanRow.mbPerCpuSec, 150)} (floors: one literal / the required literals / triage in C: ${f})`);
+  } else console.log(`  prefilter alone >= 150: RE2.Sets ${best.mbPerCpuSec.toFixed(1)} -> ${verdict(best.mbPerCpuSec, 150)} (vectorscan not measured: addon not built)`);
+  console.log(`structure pass in use: ${structureBackend().kind} (native/text; WARDEN_NATIVE_TEXT=0 selects the TypeScript pass)`);
   if (sink === -1) console.log(sink); // keep the work observable to the optimiser
 }
 
