@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = resolve(fileURLToPath(import.meta.url), '..', '..');
 process.chdir(root);
 process.env.WARDEN_LOG_LEVEL ??= 'silent';
-const ORDER = ['http', 'scanning', 'models', 'proxy', 'policies', 'fanout', 'analytics', 'jobs'];
+const ORDER = ['http', 'scanning', 'scanning-ab', 'models', 'proxy', 'policies', 'fanout', 'analytics', 'jobs'];
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : ORDER;
 const os = await import('node:os');
 // Figures taken on a busy machine measure the contention, not Warden: the load average is printed
