@@ -13,6 +13,8 @@ export interface JobLimits {
 
 /** Chunks handed to the queue per send while an upload is read. */
 const PUBLISH_BATCH = 8;
+/** Results read from the store at a time: many chunks' worth, so a page rereads at most one chunk it only partly needs. */
+const RESULTS_PAGE = 4096;
 
 /**
  * Scan jobs: accepts one (cutting its lines into chunks as they are read and queueing them),
@@ -84,8 +86,12 @@ export class JobService {
           throw new WardenError(413, 'request_too_large', `The job has more than ${maxDocuments} documents; the limit is ${maxDocuments} (jobs.max_documents).`, { code: 'job_too_large', param: 'jobs.max_documents' });
         }
         // A line too big for one queue message is replaced by a marker that becomes its error result.
-        const line = Buffer.byteLength(raw) > chunkMaxBytes ? JSON.stringify({ $too_long: Buffer.byteLength(raw), $limit: chunkMaxBytes }) : raw;
-        const bytes = Buffer.byteLength(line);
+        let line = raw;
+        let bytes = Buffer.byteLength(raw);
+        if (bytes > chunkMaxBytes) {
+          line = JSON.stringify({ $too_long: bytes, $limit: chunkMaxBytes });
+          bytes = line.length;
+        }
         if (current.length > 0 && (current.length >= chunkSize || currentBytes + bytes > chunkMaxBytes)) cut();
         current.push(line);
         currentBytes += bytes;
@@ -136,8 +142,8 @@ export class JobService {
     const end = job.counts.total ?? job.chunks * job.chunk_size;
     const skipMissing = FINAL_STATES.has(job.state) && !complete;
     let sent = 0;
-    for (let from = cursor; from < end && sent < limit; from += 500) {
-      const page = await this.deps.store.getResults(id, from, Math.min(500, end - from, limit - sent));
+    for (let from = cursor; from < end && sent < limit; from += RESULTS_PAGE) {
+      const page = await this.deps.store.getResults(id, from, Math.min(RESULTS_PAGE, end - from, limit - sent));
       for (const line of page) {
         if (line === null) {
           if (skipMissing) continue;
