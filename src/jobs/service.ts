@@ -110,6 +110,18 @@ export class JobService {
     return done ?? job;
   }
 
+  /**
+   * After a restart on a store only this instance uses (SQLite): a job whose upload was still
+   * being read when the instance stopped can never learn its total, so it fails, saying so.
+   */
+  async failCutUploads(): Promise<void> {
+    for (const job of await this.deps.store.list(Number.MAX_SAFE_INTEGER)) {
+      if (FINAL_STATES.has(job.state) || job.counts.total !== null) continue;
+      await this.deps.store.transition(job.id, 'failed', { error: 'the instance stopped while the upload was being read, so the job never received all its documents; submit it again' });
+      this.deps.log.warn({ job: job.id }, 'failed a scan job whose upload the last stop cut short');
+    }
+  }
+
   async get(id: string): Promise<Job> {
     const job = await this.deps.store.get(id);
     if (!job) throw new WardenError(404, 'not_found_error', `No scan job ${JSON.stringify(id)} (it never existed or has expired).`, { code: 'job_not_found' });

@@ -1,8 +1,8 @@
 import { FINAL_STATES, type ChunkResults, type Job, type JobState } from './types.js';
 
 /**
- * The state rules the memory job store applies to a job (the Redis store's scripts repeat them
- * in Lua): a final state is never left; started/finished times are stamped once.
+ * The state rules the memory and SQLite job stores apply to a job (the Redis store's scripts
+ * repeat them in Lua): a final state is never left; started/finished times are stamped once.
  */
 export function move(job: Job, to: JobState, error?: string): boolean {
   if (FINAL_STATES.has(job.state) || job.state === to) return false;

@@ -76,11 +76,12 @@ export interface PutOutcome {
 }
 
 /**
- * Where jobs live: memory (one instance) or Redis (every instance sees every job). Result writes
- * are idempotent per (job, chunk): the first wins and only it is counted.
+ * Where jobs live: memory (one instance, gone at exit), SQLite (one instance, kept across
+ * restarts) or Redis (every instance sees every job). Result writes are idempotent per
+ * (job, chunk): the first wins and only it is counted.
  */
 export interface JobStore {
-  readonly backend: 'memory' | 'redis';
+  readonly backend: 'memory' | 'sqlite' | 'redis';
   create(job: Job): Promise<void>;
   get(id: string): Promise<Job | null>;
   /** Newest first. */
@@ -95,6 +96,23 @@ export interface JobStore {
   /** True at most once per `intervalMs` per job, across every instance sharing the store. */
   progressSlot(id: string, intervalMs: number): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/**
+ * Where the embedded queue keeps the chunks it has not finished, so that an instance restarted on
+ * the same store finishes its jobs (SQLite). Without one they live in this process only.
+ */
+export interface ChunkSpool {
+  /** Resolves once the chunks are durable. */
+  save(chunks: Chunk[]): Promise<void>;
+  /** Drops a chunk once its results are written (or it was skipped). */
+  done(job: string, chunk: number): Promise<void>;
+  /**
+   * The chunks saved and not done, in (job, chunk) order: what a restarted instance works
+   * through. A row that cannot be read back fails its job (saying which chunk and why) and is
+   * dropped.
+   */
+  unfinished(): Promise<Chunk[]>;
 }
 
 /** What processes a chunk: resolves once its results are written (then the chunk is committed). */

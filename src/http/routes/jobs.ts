@@ -162,12 +162,16 @@ export function registerJobRoutes(api: Api, services: Services, jobs: JobService
       const { cursor, limit } = ctx.state.query as { cursor: number; limit: number };
       const found = await jobs.get(id);
       const gen = jobs.results(id, cursor, limit);
+      // The first line is read before the answer starts, so a store that cannot serve the results
+      // (a damaged row) is an error response rather than a stream cut short.
+      const first = await gen.next();
       ctx.status = 200;
       ctx.type = 'application/x-ndjson';
       ctx.set('Warden-Job-State', found.state);
       ctx.set('Cache-Control', 'no-store');
       ctx.body = Readable.from((async function* () {
-        let buf = '';
+        if (first.done) return;
+        let buf = first.value + '\n';
         for await (const line of gen) {
           buf += line + '\n';
           if (buf.length > 65_536) {
