@@ -21,8 +21,9 @@ export interface ChunkRunnerDeps {
  * Scans one chunk, the same way on every instance and with or without Kafka: skip it if the job
  * is cancelled or gone, parse its lines (a bad line becomes an error result), scan the rest
  * through the scan service (records and threat events as for /v1/scan/batch), write the results
- * to the results topic and the store, and raise scan_job_progress (at most once per interval
- * per job, plus once when the job completes). The queue commits the chunk only after this resolves.
+ * to the results topic and the store (one write each per chunk), and raise scan_job_progress
+ * (at most once per interval per job, plus once when the job completes). The queue commits the
+ * chunk only after this resolves.
  */
 export class ChunkRunner {
   constructor(private readonly deps: ChunkRunnerDeps) {}
@@ -73,8 +74,9 @@ export class ChunkRunner {
       if ('error' in p) put(i, 'error', { error: { ...p.error, type: 'invalid_request_error' } });
     });
 
-    await this.deps.queue().publishResults(job.id, chunk.chunk, out.lines);
-    const outcome = await store.putResults(job.id, out);
+    // Both written (in parallel) before this resolves and the queue commits the chunk; if either
+    // fails the chunk comes again, and the store keeps the results it already has.
+    const [, outcome] = await Promise.all([this.deps.queue().publishResults(job.id, chunk.chunk, out.lines), store.putResults(job.id, out)]);
     if (outcome.job) await this.progress(outcome.job, outcome.completed);
     return 'scanned';
   }

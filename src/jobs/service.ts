@@ -42,7 +42,7 @@ export class JobService {
    * failed so no instance scans what was already queued), 400 for an empty job, and 503 when
    * the queue (Kafka) cannot take the chunks.
    */
-  async submit(lines: AsyncIterable<string>, opts: { source: Target; caller: string | null }): Promise<Job> {
+  async submit(lines: AsyncIterable<string[]>, opts: { source: Target; caller: string | null }): Promise<Job> {
     const { chunkSize, chunkMaxBytes, maxDocuments } = this.deps.limits();
     const job: Job = {
       id: newId('job'),
@@ -81,7 +81,7 @@ export class JobService {
       await this.deps.store.setChunks(job.id, chunkNo, null);
     };
     try {
-      for await (const raw of lines) {
+      for await (const batch of lines) for (const raw of batch) {
         if (index >= maxDocuments) {
           throw new WardenError(413, 'request_too_large', `The job has more than ${maxDocuments} documents; the limit is ${maxDocuments} (jobs.max_documents).`, { code: 'job_too_large', param: 'jobs.max_documents' });
         }
@@ -144,26 +144,29 @@ export class JobService {
   }
 
   /**
-   * The results in input order from `cursor` (an input index): one line per document. While the
-   * job runs this stops at the first document without a result yet (resume from the last
-   * `index` + 1); a cancelled job's unscanned documents are left out.
+   * The results in input order from `cursor` (an input index): one line per document, a page
+   * of them at a time. While the job runs this stops at the first document without a result yet
+   * (resume from the last `index` + 1); a cancelled job's unscanned documents are left out.
    */
-  async *results(id: string, cursor: number, limit: number): AsyncGenerator<string> {
+  async *results(id: string, cursor: number, limit: number): AsyncGenerator<string[]> {
     const job = await this.get(id);
     const complete = job.state === 'done';
     const end = job.counts.total ?? job.chunks * job.chunk_size;
     const skipMissing = FINAL_STATES.has(job.state) && !complete;
     let sent = 0;
-    for (let from = cursor; from < end && sent < limit; from += RESULTS_PAGE) {
-      const page = await this.deps.store.getResults(id, from, Math.min(RESULTS_PAGE, end - from, limit - sent));
-      for (const line of page) {
-        if (line === null) {
-          if (skipMissing) continue;
-          return;
-        }
-        yield line;
-        sent++;
+    for (let from = cursor; from < end && sent < limit; ) {
+      // Skipping the documents never scanned, a page may hold fewer lines than indices: read whole pages then.
+      const page = await this.deps.store.getResults(id, from, Math.min(RESULTS_PAGE, end - from, skipMissing ? RESULTS_PAGE : limit - sent));
+      from += page.length;
+      const gap = page.indexOf(null);
+      if (gap >= 0 && !skipMissing) {
+        if (gap > 0) yield page.slice(0, gap) as string[];
+        return;
       }
+      const lines = ((gap >= 0 ? page.filter((line) => line !== null) : page) as string[]).slice(0, limit - sent);
+      if (lines.length) yield lines;
+      sent += lines.length;
     }
   }
+
 }
