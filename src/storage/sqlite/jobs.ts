@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { WardenError } from '../../errors.js';
 import { splitLines } from '../../jobs/chunk-codec.js';
 import { addCounts, completeIfDone, move } from '../../jobs/state.js';
-import { JOB_STATES, type ChunkResults, type Job, type JobState, type JobStore, type PutOutcome } from '../../jobs/types.js';
+import { JOB_STATES, type ChunkResults, type Job, type JobCounts, type JobState, type JobStore, type PutOutcome } from '../../jobs/types.js';
 import type { Logger } from '../../log.js';
 import { TARGETS, type Target } from '../../scanning/types.js';
 import type { SqliteDb } from './database.js';
@@ -10,24 +10,8 @@ import type { WriteQueue } from './writer.js';
 
 type Statement = Database.Statement<unknown[]>;
 
-interface JobRow {
-  id: string;
-  state: string;
-  source: string;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  chunks: number;
-  chunk_size: number;
-  accepted_by: string;
-  caller: string | null;
-  error: string | null;
-  total: number | null;
-  scanned: number;
-  flagged: number;
-  blocked: number;
-  errors: number;
-}
+/** A `scan_jobs` row: the job with its counts as columns; state and source as read, unchecked. */
+type JobRow = Omit<Job, 'state' | 'source' | 'counts'> & JobCounts & { state: string; source: string };
 
 interface ResultRow {
   chunk: number;
@@ -216,20 +200,8 @@ export class SqliteJobStore implements JobStore {
     }
     if (row.total !== null && (!Number.isSafeInteger(row.total) || row.total < 0)) throw bad(`total ${JSON.stringify(row.total)} is not a count`);
     if (typeof row.created_at !== 'string' || Number.isNaN(Date.parse(row.created_at))) throw bad(`created_at ${JSON.stringify(row.created_at)} is not a time`);
-    return {
-      id: row.id,
-      state: row.state as JobState,
-      source: row.source as Target,
-      created_at: row.created_at,
-      started_at: row.started_at,
-      finished_at: row.finished_at,
-      chunks: row.chunks,
-      chunk_size: row.chunk_size,
-      accepted_by: row.accepted_by,
-      caller: row.caller,
-      error: row.error,
-      counts: { total: row.total, scanned: row.scanned, flagged: row.flagged, blocked: row.blocked, errors: row.errors },
-    };
+    const { total, scanned, flagged, blocked, errors, ...rest } = row;
+    return { ...rest, state: row.state as JobState, source: row.source as Target, counts: { total, scanned, flagged, blocked, errors } };
   }
 
   private damaged(id: string, what: string): WardenError {
@@ -240,18 +212,6 @@ export class SqliteJobStore implements JobStore {
 }
 
 function rowOf(job: Job): JobRow {
-  return {
-    id: job.id,
-    state: job.state,
-    source: job.source,
-    created_at: job.created_at,
-    started_at: job.started_at,
-    finished_at: job.finished_at,
-    chunks: job.chunks,
-    chunk_size: job.chunk_size,
-    accepted_by: job.accepted_by,
-    caller: job.caller,
-    error: job.error,
-    ...job.counts,
-  };
+  const { counts, ...rest } = job;
+  return { ...rest, ...counts };
 }
