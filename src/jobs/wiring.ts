@@ -83,8 +83,8 @@ export function wireJobs(opts: { services: Services; lifecycle: Lifecycle; scans
   lifecycle.onReady(() => {
     // Not awaited: a Kafka that is down at start must not hold up the ready log line.
     void (async () => {
-      // The spool is this instance's alone (one server per SQLite file): a job still reading its upload was cut by the last stop.
-      if (embedded && spool) await jobs.failCutUploads();
+      // Only SQLite has a spool, and one server per SQLite file: a job of this store still reading its upload was cut by the last stop.
+      if (spool) await jobs.failCutUploads();
       await queue.start(async (chunk) => { await runner.run(chunk); });
     })().catch((err: unknown) => log.error({ err: (err as Error).message }, 'scan jobs could not start'));
   });
