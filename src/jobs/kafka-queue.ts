@@ -3,6 +3,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { WardenError } from '../errors.js';
 import { kafkaClient } from '../events/kafka-log.js';
 import type { Logger } from '../log.js';
+import { decodeChunk, encodeChunk } from './chunk-codec.js';
 import type { Chunk, ChunkHandler, ChunkQueue } from './types.js';
 
 export interface KafkaChunkQueueOptions {
@@ -66,7 +67,7 @@ export class KafkaChunkQueue implements ChunkQueue {
       await this.producer.send({
         topic: this.jobsTopic,
         acks: -1,
-        messages: chunks.map((c) => ({ key: `${c.job}/${c.chunk}`, value: JSON.stringify(c), headers: { job_id: c.job } })),
+        messages: chunks.map((c) => ({ key: `${c.job}/${c.chunk}`, value: encodeChunk(c), headers: { job_id: c.job } })),
       });
     } catch (err) {
       this.producerConnected = null;
@@ -132,7 +133,7 @@ export class KafkaChunkQueue implements ChunkQueue {
         autoCommit: false,
         partitionsConsumedConcurrently: this.opts.concurrency,
         eachMessage: async ({ topic, partition, message, heartbeat }) => {
-          const chunk = parseChunk(message.value);
+          const chunk = this.parseChunk(message.value, partition, message.offset);
           if (chunk) {
             this.inFlight++;
             try {
@@ -141,8 +142,6 @@ export class KafkaChunkQueue implements ChunkQueue {
               this.inFlight--;
             }
             await heartbeat().catch(() => undefined);
-          } else {
-            this.opts.log.warn({ topic, partition, offset: message.offset }, 'skipped a malformed scan job chunk');
           }
           // Committed only now: the results are written.
           await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
@@ -152,6 +151,17 @@ export class KafkaChunkQueue implements ChunkQueue {
       this.opts.log.warn({ err: (err as Error).message }, 'scan job consumer could not start; retrying');
       await consumer.disconnect().catch(() => undefined);
       this.scheduleRestart();
+    }
+  }
+
+  /** A message that is not a chunk (encodeChunk) is logged with the reason and skipped. */
+  private parseChunk(value: Buffer | null, partition: number, offset: string): Chunk | null {
+    try {
+      if (!value) throw new Error('no value');
+      return decodeChunk(value.toString());
+    } catch (err) {
+      this.opts.log.warn({ topic: this.jobsTopic, partition, offset, err: (err as Error).message }, 'skipped a malformed scan job chunk');
+      return null;
     }
   }
 
@@ -167,13 +177,3 @@ export class KafkaChunkQueue implements ChunkQueue {
   }
 }
 
-function parseChunk(value: Buffer | null): Chunk | null {
-  if (!value) return null;
-  try {
-    const c = JSON.parse(value.toString()) as Chunk;
-    if (typeof c.job !== 'string' || !Number.isInteger(c.chunk) || !Number.isInteger(c.start) || !Array.isArray(c.lines)) return null;
-    return c;
-  } catch {
-    return null;
-  }
-}

@@ -1,8 +1,12 @@
-import { FINAL_STATES, type Job, type JobState, type JobStore, type PutOutcome, type StoredResult } from './types.js';
+import { addCounts, completeIfDone, move } from './state.js';
+import { FINAL_STATES, type ChunkResults, type Job, type JobState, type JobStore, type PutOutcome } from './types.js';
 
 interface Entry {
   job: Job;
+  /** Result line by input index. */
   results: Map<number, string>;
+  /** Chunks whose results are in. */
+  chunks: Set<number>;
   lastProgress: number;
 }
 
@@ -14,7 +18,7 @@ export class MemoryJobStore implements JobStore {
   constructor(private readonly maxJobs = 1000) {}
 
   async create(job: Job): Promise<void> {
-    this.jobs.set(job.id, { job: structuredClone(job), results: new Map(), lastProgress: 0 });
+    this.jobs.set(job.id, { job: structuredClone(job), results: new Map(), chunks: new Set(), lastProgress: 0 });
     // Oldest finished jobs go first when over the bound.
     if (this.jobs.size > this.maxJobs) {
       for (const [id, e] of this.jobs) {
@@ -39,7 +43,7 @@ export class MemoryJobStore implements JobStore {
     e.job.chunks = chunks;
     if (total !== null) {
       e.job.counts.total = total;
-      this.completeIfDone(e);
+      completeIfDone(e.job);
     }
     return structuredClone(e.job);
   }
@@ -51,22 +55,15 @@ export class MemoryJobStore implements JobStore {
     return { job: structuredClone(e.job), moved };
   }
 
-  async putResults(id: string, results: StoredResult[]): Promise<PutOutcome> {
+  async putResults(id: string, r: ChunkResults): Promise<PutOutcome> {
     const e = this.jobs.get(id);
     if (!e) return { added: 0, job: null, completed: false };
-    let added = 0;
-    for (const r of results) {
-      if (e.results.has(r.index)) continue;
-      e.results.set(r.index, r.line);
-      added++;
-      const c = e.job.counts;
-      c.scanned++;
-      if (r.kind === 'flag') c.flagged++;
-      else if (r.kind === 'block') c.blocked++;
-      else if (r.kind === 'error') c.errors++;
-    }
-    const completed = this.completeIfDone(e);
-    return { added, job: structuredClone(e.job), completed };
+    if (e.chunks.has(r.chunk)) return { added: 0, job: structuredClone(e.job), completed: false };
+    e.chunks.add(r.chunk);
+    r.lines.forEach((line, i) => e.results.set(r.start + i, line));
+    addCounts(e.job, r);
+    const completed = completeIfDone(e.job);
+    return { added: r.lines.length, job: structuredClone(e.job), completed };
   }
 
   async getResults(id: string, from: number, count: number): Promise<(string | null)[]> {
@@ -86,24 +83,4 @@ export class MemoryJobStore implements JobStore {
   }
 
   async close(): Promise<void> {}
-
-  private completeIfDone(e: Entry): boolean {
-    const { total, scanned } = e.job.counts;
-    if (total === null || scanned < total) return false;
-    return move(e.job, 'done');
-  }
-}
-
-/** The one state rule both stores follow: a final state is never left; started/finished times are stamped once. */
-export function move(job: Job, to: JobState, error?: string): boolean {
-  if (FINAL_STATES.has(job.state) || job.state === to) return false;
-  const now = new Date().toISOString();
-  job.state = to;
-  if (to === 'running' && !job.started_at) job.started_at = now;
-  if (FINAL_STATES.has(to)) {
-    job.finished_at = now;
-    if (!job.started_at) job.started_at = now;
-  }
-  if (error) job.error = error;
-  return true;
 }

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Target } from '../scanning/types.js';
-import type { Job, JobState, JobStore, PutOutcome, StoredResult } from './types.js';
+import type { ChunkResults, Job, JobState, JobStore, PutOutcome } from './types.js';
 
 /** Marks the job done when every document has a result (shared by the scripts below). */
 const COMPLETE = `
@@ -16,25 +16,44 @@ local function complete(key, now)
 end
 `;
 
-/** KEYS: job, results. ARGV: now, ttl seconds, then (index, kind, line) triples. Returns {added, completed} or {-1, 0} for no job. */
+/**
+ * KEYS: job, results, starts. ARGV: now, ttl seconds, chunk, start, documents, flagged, blocked,
+ * errors, the chunk's lines joined by newlines. The first write of a chunk is kept and counted,
+ * a later one (a rescanned chunk) changes nothing. Returns {added, completed, the job's fields},
+ * or {-1, 0, {}} for no job.
+ */
 const PUT = `${COMPLETE}
-if redis.call('EXISTS', KEYS[1]) == 0 then return {-1, 0} end
-local added, f, b, e = 0, 0, 0, 0
-for i = 3, #ARGV, 3 do
-  if redis.call('HSETNX', KEYS[2], ARGV[i], ARGV[i + 2]) == 1 then
-    added = added + 1
-    local k = ARGV[i + 1]
-    if k == 'flag' then f = f + 1 elseif k == 'block' then b = b + 1 elseif k == 'error' then e = e + 1 end
+if redis.call('EXISTS', KEYS[1]) == 0 then return {-1, 0, {}} end
+local added = 0
+if redis.call('HSETNX', KEYS[2], ARGV[3], ARGV[9]) == 1 then
+  added = tonumber(ARGV[5])
+  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
+  redis.call('HINCRBY', KEYS[1], 'scanned', added)
+  if ARGV[6] ~= '0' then redis.call('HINCRBY', KEYS[1], 'flagged', ARGV[6]) end
+  if ARGV[7] ~= '0' then redis.call('HINCRBY', KEYS[1], 'blocked', ARGV[7]) end
+  if ARGV[8] ~= '0' then redis.call('HINCRBY', KEYS[1], 'errors', ARGV[8]) end
+end
+for i = 1, 3 do redis.call('EXPIRE', KEYS[i], tonumber(ARGV[2])) end
+local completed = complete(KEYS[1], ARGV[1])
+return {added, completed, redis.call('HGETALL', KEYS[1])}
+`;
+
+/**
+ * KEYS: results, starts. ARGV: from, to (input indices, to exclusive). The chunks that hold any
+ * of [from, to): the one starting at or before `from`, and those starting inside. Returns a flat
+ * list of (start, lines joined by newlines).
+ */
+const READ = `
+local out = {}
+local function add(list)
+  for i = 1, #list, 2 do
+    out[#out + 1] = list[i + 1]
+    out[#out + 1] = redis.call('HGET', KEYS[1], list[i])
   end
 end
-if added > 0 then
-  redis.call('HINCRBY', KEYS[1], 'scanned', added)
-  if f > 0 then redis.call('HINCRBY', KEYS[1], 'flagged', f) end
-  if b > 0 then redis.call('HINCRBY', KEYS[1], 'blocked', b) end
-  if e > 0 then redis.call('HINCRBY', KEYS[1], 'errors', e) end
-end
-redis.call('EXPIRE', KEYS[2], tonumber(ARGV[2]))
-return {added, complete(KEYS[1], ARGV[1])}
+add(redis.call('ZREVRANGEBYSCORE', KEYS[2], ARGV[1], '-inf', 'WITHSCORES', 'LIMIT', 0, 1))
+add(redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. ARGV[1], '(' .. ARGV[2], 'WITHSCORES'))
+return out
 `;
 
 /** KEYS: job. ARGV: to, now, error. Returns 1 when the state moved. */
@@ -60,16 +79,20 @@ return complete(KEYS[1], ARGV[3])
 `;
 
 type JobRedis = Redis & {
-  wardenJobPut(job: string, results: string, ...args: (string | number)[]): Promise<[number, number]>;
+  wardenJobPut(job: string, results: string, starts: string, ...args: (string | number)[]): Promise<[number, number, string[]]>;
+  wardenJobRead(results: string, starts: string, from: number, to: number): Promise<(string | null)[]>;
   wardenJobTransition(job: string, to: string, now: string, error: string): Promise<number>;
   wardenJobSetChunks(job: string, chunks: number, total: string, now: string): Promise<number>;
 };
 
 /**
  * Jobs in Redis, shared by every instance: `<prefix>job:<id>` (a hash: state, times, counters),
- * `<prefix>job:<id>:results` (a hash: input index → result line; HSETNX keeps the first, so a
- * rescanned chunk neither duplicates a result nor counts twice), `<prefix>jobs` (a sorted set by
- * creation time). Everything expires `ttlSeconds` after the last write.
+ * `<prefix>job:<id>:results` (a hash: chunk → its result lines joined by newlines; HSETNX keeps
+ * the first, so a rescanned chunk neither duplicates a result nor counts twice),
+ * `<prefix>job:<id>:starts` (a sorted set: chunk scored by its first input index, to find the
+ * chunks a cursor reads), `<prefix>jobs` (a sorted set by creation time). One write per chunk,
+ * not per document: the chunk is the unit of work, and one field per document cost a script
+ * argument (and a Lua call) per document. Everything expires `ttlSeconds` after the last write.
  */
 export class RedisJobStore implements JobStore {
   readonly backend = 'redis' as const;
@@ -78,7 +101,8 @@ export class RedisJobStore implements JobStore {
   constructor(redis: Redis, private readonly prefix: string, private readonly ttlSeconds: number) {
     this.redis = redis as JobRedis;
     if (!('wardenJobPut' in redis)) {
-      redis.defineCommand('wardenJobPut', { numberOfKeys: 2, lua: PUT });
+      redis.defineCommand('wardenJobPut', { numberOfKeys: 3, lua: PUT });
+      redis.defineCommand('wardenJobRead', { numberOfKeys: 2, lua: READ });
       redis.defineCommand('wardenJobTransition', { numberOfKeys: 1, lua: TRANSITION });
       redis.defineCommand('wardenJobSetChunks', { numberOfKeys: 1, lua: SET_CHUNKS });
     }
@@ -124,18 +148,29 @@ export class RedisJobStore implements JobStore {
     return { job: await this.get(id), moved: moved === 1 };
   }
 
-  async putResults(id: string, results: StoredResult[]): Promise<PutOutcome> {
-    const args: (string | number)[] = [new Date().toISOString(), this.ttlSeconds];
-    for (const r of results) args.push(r.index, r.kind, r.line);
-    const [added, completed] = await this.redis.wardenJobPut(this.key(id), `${this.key(id)}:results`, ...args);
+  async putResults(id: string, r: ChunkResults): Promise<PutOutcome> {
+    const key = this.key(id);
+    const [added, completed, fields] = await this.redis.wardenJobPut(
+      key, `${key}:results`, `${key}:starts`,
+      new Date().toISOString(), this.ttlSeconds, r.chunk, r.start, r.lines.length, r.flagged, r.blocked, r.errors, r.lines.join('\n'),
+    );
     if (added < 0) return { added: 0, job: null, completed: false };
-    return { added, job: await this.get(id), completed: completed === 1 };
+    return { added, job: jobOf(pairs(fields)), completed: completed === 1 };
   }
 
   async getResults(id: string, from: number, count: number): Promise<(string | null)[]> {
-    if (count <= 0) return [];
-    const fields = Array.from({ length: count }, (_, i) => String(from + i));
-    return this.redis.hmget(`${this.key(id)}:results`, ...fields);
+    const out: (string | null)[] = new Array(Math.max(0, count)).fill(null);
+    if (count <= 0) return out;
+    const key = this.key(id);
+    const flat = await this.redis.wardenJobRead(`${key}:results`, `${key}:starts`, from, from + count);
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const start = Number(flat[i]);
+      const block = flat[i + 1];
+      if (block === null || block === undefined) continue;
+      const lines = block.split('\n');
+      for (let k = Math.max(0, from - start); k < lines.length && start + k < from + count; k++) out[start + k - from] = lines[k]!;
+    }
+    return out;
   }
 
   async progressSlot(id: string, intervalMs: number): Promise<boolean> {
@@ -143,6 +178,13 @@ export class RedisJobStore implements JobStore {
   }
 
   async close(): Promise<void> {}
+}
+
+/** HGETALL's answer as a Lua script returns it (a flat list) to the object ioredis gives for HGETALL. */
+function pairs(flat: string[]): Record<string, string> {
+  const h: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) h[flat[i]!] = flat[i + 1]!;
+  return h;
 }
 
 function jobOf(h: Record<string, string>): Job {

@@ -2,9 +2,10 @@ import type { Logger } from '../log.js';
 import type { EventSink } from '../ports.js';
 import { resultOf } from '../scan-service/result.js';
 import type { ScanService } from '../scan-service/service.js';
+import type { Target } from '../scanning/types.js';
 import { parseLine } from './lines.js';
 import { progressData } from './view.js';
-import { FINAL_STATES, type Chunk, type ChunkQueue, type Job, type JobStore, type ResultKind, type StoredResult } from './types.js';
+import { FINAL_STATES, type Chunk, type ChunkQueue, type ChunkResults, type Job, type JobStore, type ResultKind } from './types.js';
 
 export interface ChunkRunnerDeps {
   store: JobStore;
@@ -20,8 +21,9 @@ export interface ChunkRunnerDeps {
  * Scans one chunk, the same way on every instance and with or without Kafka: skip it if the job
  * is cancelled or gone, parse its lines (a bad line becomes an error result), scan the rest
  * through the scan service (records and threat events as for /v1/scan/batch), write the results
- * to the results topic and the store, and raise scan_job_progress (at most once per interval
- * per job, plus once when the job completes). The queue commits the chunk only after this resolves.
+ * to the results topic and the store (one write each per chunk), and raise scan_job_progress
+ * (at most once per interval per job, plus once when the job completes). The queue commits the
+ * chunk only after this resolves.
  */
 export class ChunkRunner {
   constructor(private readonly deps: ChunkRunnerDeps) {}
@@ -34,20 +36,34 @@ export class ChunkRunner {
     if (job.state === 'queued') await store.transition(job.id, 'running');
 
     const parsed = chunk.lines.map((line, i) => parseLine(line, chunk.start + i, chunk.source));
-    const valid = parsed.flatMap((p, i) => ('text' in p ? [{ i, p }] : []));
+    const valid: number[] = [];
+    const subjects: { text: string; target: Target }[] = [];
+    parsed.forEach((p, i) => {
+      if ('text' in p) {
+        valid.push(i);
+        subjects.push({ text: p.text, target: p.target });
+      }
+    });
     const who = { requestId: `${job.id}/${chunk.chunk}`, caller: job.caller };
-    const lines: StoredResult[] = new Array(parsed.length);
+    const out: ChunkResults = { chunk: chunk.chunk, start: chunk.start, lines: new Array(parsed.length), flagged: 0, blocked: 0, errors: 0 };
+    // Each line is `{"index", "id", <the /v1/scan/batch fields>, "instance_id", "chunk"}`, written
+    // as one string from the fields' JSON (no per-document object to copy them into).
+    const tail = `,"instance_id":${JSON.stringify(this.deps.instanceId)},"chunk":${chunk.chunk}}`;
     const put = (i: number, kind: ResultKind, body: Record<string, unknown>) => {
-      lines[i] = { index: chunk.start + i, kind, line: JSON.stringify({ index: chunk.start + i, id: parsed[i]!.id, ...body, instance_id: this.deps.instanceId, chunk: chunk.chunk }) };
+      const json = JSON.stringify(body);
+      out.lines[i] = `{"index":${chunk.start + i},"id":${JSON.stringify(parsed[i]!.id)}${json.length > 2 ? ',' : ''}${json.slice(1, -1)}${tail}`;
+      if (kind === 'flag') out.flagged++;
+      else if (kind === 'block') out.blocked++;
+      else if (kind === 'error') out.errors++;
     };
     try {
-      const records = await this.deps.scans.scanMany(valid.map(({ p }) => ({ text: (p as { text: string }).text, target: (p as { target: Chunk['source'] }).target })), who);
-      valid.forEach(({ i }, k) => put(i, records[k]!.verdict, resultOf(records[k]!)));
+      const records = await this.deps.scans.scanMany(subjects, who);
+      valid.forEach((i, k) => put(i, records[k]!.verdict, resultOf(records[k]!)));
     } catch {
       // One document the pool refused fails the whole scanMany: scan them one by one so only it gets the error.
-      await Promise.all(valid.map(async ({ i, p }) => {
+      await Promise.all(valid.map(async (i, k) => {
         try {
-          const [r] = await this.deps.scans.scanMany([{ text: (p as { text: string }).text, target: (p as { target: Chunk['source'] }).target }], who);
+          const [r] = await this.deps.scans.scanMany([subjects[k]!], who);
           put(i, r!.verdict, resultOf(r!));
         } catch (err) {
           put(i, 'error', { error: { message: `the scan failed: ${(err as Error).message}`, type: 'api_error', code: 'scan_failed', param: null } });
@@ -58,8 +74,9 @@ export class ChunkRunner {
       if ('error' in p) put(i, 'error', { error: { ...p.error, type: 'invalid_request_error' } });
     });
 
-    await this.deps.queue().publishResults(job.id, chunk.chunk, lines.map((l) => l.line));
-    const outcome = await store.putResults(job.id, lines);
+    // Both written (in parallel) before this resolves and the queue commits the chunk; if either
+    // fails the chunk comes again, and the store keeps the results it already has.
+    const [, outcome] = await Promise.all([this.deps.queue().publishResults(job.id, chunk.chunk, out.lines), store.putResults(job.id, out)]);
     if (outcome.job) await this.progress(outcome.job, outcome.completed);
     return 'scanned';
   }

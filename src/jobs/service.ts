@@ -13,6 +13,8 @@ export interface JobLimits {
 
 /** Chunks handed to the queue per send while an upload is read. */
 const PUBLISH_BATCH = 8;
+/** Results read from the store at a time: many chunks' worth, so a page rereads at most one chunk it only partly needs. */
+const RESULTS_PAGE = 4096;
 
 /**
  * Scan jobs: accepts one (cutting its lines into chunks as they are read and queueing them),
@@ -40,7 +42,7 @@ export class JobService {
    * failed so no instance scans what was already queued), 400 for an empty job, and 503 when
    * the queue (Kafka) cannot take the chunks.
    */
-  async submit(lines: AsyncIterable<string>, opts: { source: Target; caller: string | null }): Promise<Job> {
+  async submit(lines: AsyncIterable<string[]>, opts: { source: Target; caller: string | null }): Promise<Job> {
     const { chunkSize, chunkMaxBytes, maxDocuments } = this.deps.limits();
     const job: Job = {
       id: newId('job'),
@@ -79,13 +81,17 @@ export class JobService {
       await this.deps.store.setChunks(job.id, chunkNo, null);
     };
     try {
-      for await (const raw of lines) {
+      for await (const batch of lines) for (const raw of batch) {
         if (index >= maxDocuments) {
           throw new WardenError(413, 'request_too_large', `The job has more than ${maxDocuments} documents; the limit is ${maxDocuments} (jobs.max_documents).`, { code: 'job_too_large', param: 'jobs.max_documents' });
         }
         // A line too big for one queue message is replaced by a marker that becomes its error result.
-        const line = Buffer.byteLength(raw) > chunkMaxBytes ? JSON.stringify({ $too_long: Buffer.byteLength(raw), $limit: chunkMaxBytes }) : raw;
-        const bytes = Buffer.byteLength(line);
+        let line = raw;
+        let bytes = Buffer.byteLength(raw);
+        if (bytes > chunkMaxBytes) {
+          line = JSON.stringify({ $too_long: bytes, $limit: chunkMaxBytes });
+          bytes = line.length;
+        }
         if (current.length > 0 && (current.length >= chunkSize || currentBytes + bytes > chunkMaxBytes)) cut();
         current.push(line);
         currentBytes += bytes;
@@ -102,6 +108,18 @@ export class JobService {
     const done = await this.deps.store.setChunks(job.id, chunkNo, index);
     this.deps.log.info({ job: job.id, documents: index, chunks: chunkNo, queue: queue.name }, 'scan job accepted');
     return done ?? job;
+  }
+
+  /**
+   * After a restart on a store only this instance uses (SQLite): a job whose upload was still
+   * being read when the instance stopped can never learn its total, so it fails, saying so.
+   */
+  async failCutUploads(): Promise<void> {
+    for (const job of await this.deps.store.list(Number.MAX_SAFE_INTEGER)) {
+      if (FINAL_STATES.has(job.state) || job.counts.total !== null) continue;
+      await this.deps.store.transition(job.id, 'failed', { error: 'the instance stopped while the upload was being read, so the job never received all its documents; submit it again' });
+      this.deps.log.warn({ job: job.id }, 'failed a scan job whose upload the last stop cut short');
+    }
   }
 
   async get(id: string): Promise<Job> {
@@ -126,26 +144,29 @@ export class JobService {
   }
 
   /**
-   * The results in input order from `cursor` (an input index): one line per document. While the
-   * job runs this stops at the first document without a result yet (resume from the last
-   * `index` + 1); a cancelled job's unscanned documents are left out.
+   * The results in input order from `cursor` (an input index): one line per document, a page
+   * of them at a time. While the job runs this stops at the first document without a result yet
+   * (resume from the last `index` + 1); a cancelled job's unscanned documents are left out.
    */
-  async *results(id: string, cursor: number, limit: number): AsyncGenerator<string> {
+  async *results(id: string, cursor: number, limit: number): AsyncGenerator<string[]> {
     const job = await this.get(id);
     const complete = job.state === 'done';
     const end = job.counts.total ?? job.chunks * job.chunk_size;
     const skipMissing = FINAL_STATES.has(job.state) && !complete;
     let sent = 0;
-    for (let from = cursor; from < end && sent < limit; from += 500) {
-      const page = await this.deps.store.getResults(id, from, Math.min(500, end - from, limit - sent));
-      for (const line of page) {
-        if (line === null) {
-          if (skipMissing) continue;
-          return;
-        }
-        yield line;
-        sent++;
+    for (let from = cursor; from < end && sent < limit; ) {
+      // Skipping the documents never scanned, a page may hold fewer lines than indices: read whole pages then.
+      const page = await this.deps.store.getResults(id, from, Math.min(RESULTS_PAGE, end - from, skipMissing ? RESULTS_PAGE : limit - sent));
+      from += page.length;
+      const gap = page.indexOf(null);
+      if (gap >= 0 && !skipMissing) {
+        if (gap > 0) yield page.slice(0, gap) as string[];
+        return;
       }
+      const lines = ((gap >= 0 ? page.filter((line) => line !== null) : page) as string[]).slice(0, limit - sent);
+      if (lines.length) yield lines;
+      sent += lines.length;
     }
   }
+
 }

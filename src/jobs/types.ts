@@ -1,8 +1,10 @@
 /**
  * Scan jobs: the shapes every part of src/jobs/ shares. A job is a list of documents (JSONL lines)
  * cut into chunks; a chunk goes through a ChunkQueue (Kafka's `scan-jobs` topic, or the embedded
- * in-process queue) to whichever instance takes it; that instance scans it and writes one result
- * per document into the JobStore, which keeps the first result per (job, document index).
+ * in-process queue) to whichever instance takes it; that instance scans it and writes the chunk's
+ * results, one line per document, into the JobStore, which keeps the first write per (job, chunk).
+ * A chunk is a fixed range of input indices, given once at submission, so that is the first
+ * result per (job, document).
  */
 import type { Target } from '../scanning/types.js';
 
@@ -51,12 +53,18 @@ export interface Chunk {
 /** How a result counts: allowed, flagged, blocked, or an error (bad line, failed scan). */
 export type ResultKind = 'allow' | 'flag' | 'block' | 'error';
 
-/** One document's result, as stored and served (the serialised line of /results). */
-export interface StoredResult {
-  index: number;
-  kind: ResultKind;
-  /** The NDJSON line without its newline. */
-  line: string;
+/**
+ * One chunk's results, as they are stored (one write per chunk, not per document): the NDJSON
+ * line of each document (without its newline) for indices start, start + 1, …, and how many of
+ * them count as flagged, blocked or errors (the rest are allowed).
+ */
+export interface ChunkResults {
+  chunk: number;
+  start: number;
+  lines: string[];
+  flagged: number;
+  blocked: number;
+  errors: number;
 }
 
 export interface PutOutcome {
@@ -68,11 +76,12 @@ export interface PutOutcome {
 }
 
 /**
- * Where jobs live: memory (one instance) or Redis (every instance sees every job). Result writes
- * are idempotent per (job, index): the first wins and only it is counted.
+ * Where jobs live: memory (one instance, gone at exit), SQLite (one instance, kept across
+ * restarts) or Redis (every instance sees every job). Result writes are idempotent per
+ * (job, chunk): the first wins and only it is counted.
  */
 export interface JobStore {
-  readonly backend: 'memory' | 'redis';
+  readonly backend: 'memory' | 'sqlite' | 'redis';
   create(job: Job): Promise<void>;
   get(id: string): Promise<Job | null>;
   /** Newest first. */
@@ -81,12 +90,29 @@ export interface JobStore {
   setChunks(id: string, chunks: number, total: number | null): Promise<Job | null>;
   /** Moves to `to` unless the job is already in a final state; returns the job afterwards and whether it moved. */
   transition(id: string, to: JobState, detail?: { error?: string }): Promise<{ job: Job | null; moved: boolean }>;
-  putResults(id: string, results: StoredResult[]): Promise<PutOutcome>;
+  putResults(id: string, results: ChunkResults): Promise<PutOutcome>;
   /** Lines for indices [from, from + count), null where there is no result yet. */
   getResults(id: string, from: number, count: number): Promise<(string | null)[]>;
   /** True at most once per `intervalMs` per job, across every instance sharing the store. */
   progressSlot(id: string, intervalMs: number): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/**
+ * Where the embedded queue keeps the chunks it has not finished, so that an instance restarted on
+ * the same store finishes its jobs (SQLite). Without one they live in this process only.
+ */
+export interface ChunkSpool {
+  /** Resolves once the chunks are durable. */
+  save(chunks: Chunk[]): Promise<void>;
+  /** Drops a chunk once its results are written (or it was skipped). */
+  done(job: string, chunk: number): Promise<void>;
+  /**
+   * The chunks saved and not done, in (job, chunk) order: what a restarted instance works
+   * through. A row that cannot be read back fails its job (saying which chunk and why) and is
+   * dropped.
+   */
+  unfinished(): Promise<Chunk[]>;
 }
 
 /** What processes a chunk: resolves once its results are written (then the chunk is committed). */

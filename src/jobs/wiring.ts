@@ -5,11 +5,10 @@ import type { ScanService } from '../scan-service/service.js';
 import type { Services } from '../services.js';
 import { EmbeddedChunkQueue } from './embedded-queue.js';
 import { KafkaChunkQueue } from './kafka-queue.js';
-import { MemoryJobStore } from './memory-store.js';
 import { RedisJobStore } from './redis-store.js';
 import { ChunkRunner } from './runner.js';
 import { JobService } from './service.js';
-import type { ChunkQueue, JobStore } from './types.js';
+import type { ChunkQueue, ChunkSpool } from './types.js';
 
 /** Kafka when jobs.queue says so, or (auto) when events already go through Kafka. */
 export function jobQueueKind(config: WardenConfig): 'kafka' | 'embedded' {
@@ -17,9 +16,9 @@ export function jobQueueKind(config: WardenConfig): 'kafka' | 'embedded' {
   return q === 'auto' ? (config.events.transport === 'kafka' ? 'kafka' : 'embedded') : q;
 }
 
-export function createJobQueue(config: WardenConfig, instanceId: string, log: Logger): ChunkQueue {
+export function createJobQueue(config: WardenConfig, instanceId: string, log: Logger, spool: ChunkSpool | null = null): ChunkQueue {
   const j = config.jobs;
-  if (jobQueueKind(config) === 'embedded') return new EmbeddedChunkQueue(j.concurrency, log);
+  if (jobQueueKind(config) === 'embedded') return new EmbeddedChunkQueue(j.concurrency, log, { spool });
   const k = config.kafka;
   return new KafkaChunkQueue({
     brokers: k.brokers,
@@ -37,20 +36,25 @@ export function createJobQueue(config: WardenConfig, instanceId: string, log: Lo
 
 /**
  * Scan jobs in the running service: the job store (Redis when the deployment has Redis, so
- * every instance sees every job; else this process), the chunk queue (Kafka or embedded), the
- * runner that scans chunks through the one scan service, and the `jobs` section of /status.
- * The queue starts consuming once the service is ready and stops first on shutdown.
+ * every instance sees every job; else the storage backend's: SQLite keeps jobs, results and the
+ * embedded queue's unfinished chunks across restarts, memory keeps them in this process), the
+ * chunk queue (Kafka or embedded), the runner that scans chunks through the one scan service,
+ * and the `jobs` section of /status. Once the service is ready, a restarted SQLite instance fails
+ * the uploads its stop cut short and takes up its unfinished chunks; then the queue starts
+ * consuming. It stops first on shutdown.
  */
 export function wireJobs(opts: { services: Services; lifecycle: Lifecycle; scans: ScanService; log: Logger }): JobService {
   const { services, lifecycle, log } = opts;
   const config = services.config();
-  const store: JobStore = services.redis
-    ? new RedisJobStore(services.redis, config.redis.key_prefix, config.jobs.ttl_hours * 3600)
-    : new MemoryJobStore();
-  if (!services.redis && jobQueueKind(config) === 'kafka') {
-    log.warn('scan jobs go through Kafka but their state is kept in this process (no redis.url): other instances cannot see these jobs');
+  const ttl = config.jobs.ttl_hours * 3600;
+  const { store, spool } = services.redis
+    ? { store: new RedisJobStore(services.redis, config.redis.key_prefix, ttl), spool: null }
+    : services.storage.jobs(ttl);
+  const embedded = jobQueueKind(config) === 'embedded';
+  if (!services.redis && !embedded) {
+    log.warn(`scan jobs go through Kafka but their state is kept by this instance alone (${store.backend}, no redis.url): other instances cannot see these jobs`);
   }
-  const queue = createJobQueue(config, services.instanceId, log);
+  const queue = createJobQueue(config, services.instanceId, log, embedded ? spool : null);
   const runner = new ChunkRunner({
     store,
     queue: () => queue,
@@ -78,7 +82,11 @@ export function wireJobs(opts: { services: Services; lifecycle: Lifecycle; scans
   });
   lifecycle.onReady(() => {
     // Not awaited: a Kafka that is down at start must not hold up the ready log line.
-    void queue.start(async (chunk) => { await runner.run(chunk); });
+    void (async () => {
+      // Only SQLite has a spool, and one server per SQLite file: a job of this store still reading its upload was cut by the last stop.
+      if (spool) await jobs.failCutUploads();
+      await queue.start(async (chunk) => { await runner.run(chunk); });
+    })().catch((err: unknown) => log.error({ err: (err as Error).message }, 'scan jobs could not start'));
   });
   lifecycle.onShutdown(async () => {
     await queue.stop();

@@ -4,6 +4,8 @@ import { MemoryAggregateStore, RedisAggregateStore } from '../analytics/store.js
 import { MemoryApiKeyStore, RedisApiKeyStore, StaleIfErrorKeyStore } from '../auth/api-keys.js';
 import { MemoryInstanceSecrets, RedisInstanceSecrets } from '../auth/instance-secrets.js';
 import type { WardenConfig } from '../config/types.js';
+import { MemoryJobStore } from '../jobs/memory-store.js';
+import { RedisJobStore } from '../jobs/redis-store.js';
 import type { Logger } from '../log.js';
 import { MemoryHealthStore, RedisHealthStore } from '../providers/health-store.js';
 import { MemoryReportStore, RedisReportStore } from '../reports/store.js';
@@ -59,6 +61,7 @@ export async function openStorage(ctx: StorageContext): Promise<Storage> {
       health: new RedisHealthStore(redis, prefix),
       scans: (limits) => new RedisScanStore(batched, prefix, limits),
       reports: (ttl) => new RedisReportStore(redis, prefix, ttl),
+      jobs: (ttl) => ({ store: new RedisJobStore(redis, prefix, ttl), spool: null }),
       status: () => ({ backend }),
       close: async () => {
         await batched.quit().catch(() => batched.disconnect());
@@ -76,6 +79,7 @@ export async function openStorage(ctx: StorageContext): Promise<Storage> {
     health: new MemoryHealthStore(),
     scans: (limits) => new MemoryScanStore(limits),
     reports: (ttl) => new MemoryReportStore(ttl),
+    jobs: () => ({ store: new MemoryJobStore(), spool: null }),
     status: () => ({ backend }),
     close: async () => undefined,
   };

@@ -6,6 +6,7 @@
 import type { AggregateStore } from '../analytics/store.js';
 import type { ApiKeyStore } from '../auth/api-keys.js';
 import type { InstanceSecrets } from '../auth/instance-secrets.js';
+import type { ChunkSpool, JobStore } from '../jobs/types.js';
 import type { HealthStore } from '../providers/health-store.js';
 import type { ReportStore } from '../reports/store.js';
 import type { ScanStore } from '../scan-service/record.js';
@@ -36,6 +37,8 @@ export interface Storage {
   readonly health: HealthStore;
   scans(limits: () => ScanLimits): ScanStore;
   reports(ttlSeconds: number): ReportStore;
+  /** Scan jobs, and where the embedded queue keeps its unfinished chunks (SQLite only: null elsewhere). */
+  jobs(ttlSeconds: number): { store: JobStore; spool: ChunkSpool | null };
   /** For /status. */
   status(): Record<string, unknown>;
   close(): Promise<void>;

@@ -165,6 +165,12 @@ describe('scan jobs: one instance, embedded queue', function () {
     expect((await getJob(w.url, w.adminKey, sub.body.id)).counts.scanned).to.equal(after.counts.scanned);
     const r = await results(w.url, w.adminKey, sub.body.id);
     expect(r.lines).to.have.length(after.counts.scanned);
+    // Pages of a cancelled job skip the documents never scanned and go on after them.
+    const firstPage = await results(w.url, w.adminKey, sub.body.id, '?limit=3');
+    expect(firstPage.lines).to.deep.equal(r.lines.slice(0, 3));
+    const last = r.lines.at(-2)!.index as number;
+    const tail = await results(w.url, w.adminKey, sub.body.id, `?cursor=${last}&limit=5`);
+    expect(tail.lines).to.deep.equal(r.lines.slice(-2));
     const again = await fetch(`${w.url}/v1/scan/jobs/${sub.body.id}`, { method: 'DELETE', headers: { 'x-api-key': w.adminKey } });
     expect(again.status).to.equal(200);
   });

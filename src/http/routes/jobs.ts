@@ -70,7 +70,7 @@ export function registerJobRoutes(api: Api, services: Services, jobs: JobService
     async (ctx) => {
       const j = services.config().jobs;
       let source = (ctx.state.query as { source: Target }).source;
-      let lines: AsyncIterable<string>;
+      let lines: AsyncIterable<string[]>;
       if (NDJSON_TYPES.includes(ctx.request.type)) {
         const length = ctx.request.length;
         if (length !== undefined && length > j.max_bytes) throw tooLarge(`The upload is ${length} bytes; the limit is ${j.max_bytes} bytes (jobs.max_bytes).`);
@@ -162,20 +162,17 @@ export function registerJobRoutes(api: Api, services: Services, jobs: JobService
       const { cursor, limit } = ctx.state.query as { cursor: number; limit: number };
       const found = await jobs.get(id);
       const gen = jobs.results(id, cursor, limit);
+      // The first page is read before the answer starts, so a store that cannot serve the results
+      // (a damaged row) is an error response rather than a stream cut short.
+      const first = await gen.next();
       ctx.status = 200;
       ctx.type = 'application/x-ndjson';
       ctx.set('Warden-Job-State', found.state);
       ctx.set('Cache-Control', 'no-store');
       ctx.body = Readable.from((async function* () {
-        let buf = '';
-        for await (const line of gen) {
-          buf += line + '\n';
-          if (buf.length > 65_536) {
-            yield buf;
-            buf = '';
-          }
-        }
-        if (buf) yield buf;
+        if (first.done) return;
+        yield first.value.join('\n') + '\n';
+        for await (const page of gen) yield page.join('\n') + '\n';
       })());
     },
   );

@@ -6,6 +6,8 @@ import { startCheckpointer } from './checkpointer.js';
 import { openDatabase } from './database.js';
 import { moveLegacyStore } from './legacy-location.js';
 import { SqliteHealthStore } from './health.js';
+import { SqliteChunkSpool } from './job-chunks.js';
+import { SqliteJobStore } from './jobs.js';
 import { SqliteApiKeyStore } from './keys.js';
 import { SqliteReportStore } from './reports.js';
 import { SqliteScanStore } from './scans.js';
@@ -51,6 +53,7 @@ export async function openSqliteStorage(opts: {
   const settings = new SqliteSettingsStore(db, writer);
   const scanStores: { store: SqliteScanStore; limits: () => ScanLimits }[] = [];
   const reportStores: SqliteReportStore[] = [];
+  const jobStores: SqliteJobStore[] = [];
 
   const pruneNow = async (): Promise<void> => {
     try {
@@ -58,6 +61,7 @@ export async function openSqliteStorage(opts: {
       aggregates.prune(now);
       spend.prune(now);
       for (const r of reportStores) r.prune(now);
+      for (const j of jobStores) j.prune(now);
       for (const { store, limits } of scanStores) {
         const { maxScans, retentionDays } = limits();
         // A chunk per turn: requests are served between chunks.
@@ -89,6 +93,11 @@ export async function openSqliteStorage(opts: {
       const store = new SqliteReportStore(db, writer, ttl);
       reportStores.push(store);
       return store;
+    },
+    jobs: (ttl) => {
+      const store = new SqliteJobStore(db, writer, file, ttl, opts.log);
+      jobStores.push(store);
+      return { store, spool: new SqliteChunkSpool(db, writer, store, opts.log) };
     },
     status: () => ({ backend: 'sqlite', file, writes: lastError ? 'failing' : 'ok', last_error: lastError }),
     pruneNow,

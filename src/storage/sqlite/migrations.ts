@@ -98,4 +98,54 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE api_keys ADD COLUMN policy TEXT;
   `,
+  // 3: scan jobs on one instance (docs/jobs.md), so a restarted instance still serves a finished
+  // job and finishes an interrupted one: the job and its counters, its results (one row per
+  // chunk: the chunk's result lines, the unit a rescan writes or skips), and the chunks the
+  // embedded queue has not finished yet. expires_at (ms) is jobs.ttl_hours after the last write.
+  // No CHECK on the values: the store checks each row it reads (src/storage/sqlite/jobs.ts), so a
+  // damaged job is an error for that job, where a failed CHECK would stop the instance at start.
+  `
+  CREATE TABLE scan_jobs (
+    id TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    source TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    started_at TEXT,
+    finished_at TEXT,
+    chunks INTEGER NOT NULL,
+    chunk_size INTEGER NOT NULL,
+    accepted_by TEXT NOT NULL,
+    caller TEXT,
+    error TEXT,
+    total INTEGER,
+    scanned INTEGER NOT NULL,
+    flagged INTEGER NOT NULL,
+    blocked INTEGER NOT NULL,
+    errors INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX scan_jobs_by_created ON scan_jobs (created_at, id);
+  CREATE INDEX scan_jobs_by_expiry ON scan_jobs (expires_at);
+
+  -- A chunk's lines are tens of kilobytes: rowid tables, not WITHOUT ROWID.
+  CREATE TABLE scan_job_results (
+    job TEXT NOT NULL,
+    chunk INTEGER NOT NULL,
+    start INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    lines TEXT NOT NULL,
+    PRIMARY KEY (job, chunk)
+  );
+  CREATE INDEX scan_job_results_by_start ON scan_job_results (job, start);
+
+  CREATE TABLE scan_job_chunks (
+    job TEXT NOT NULL,
+    chunk INTEGER NOT NULL,
+    start INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    lines TEXT NOT NULL,
+    PRIMARY KEY (job, chunk)
+  );
+  `,
 ];
