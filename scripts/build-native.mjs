@@ -37,7 +37,8 @@ function reportDependency(name, addon, why) {
 reportDependency('re2', 're2.node', 'RE2: every rule pattern runs in linear time');
 reportDependency('better-sqlite3', 'better_sqlite3.node', 'the default SQLite store');
 if (process.env.WARDEN_SKIP_NATIVE === '1') {
-  console.log('warden: native modules text and vectorscan (optional): not built because WARDEN_SKIP_NATIVE=1 (the TypeScript structure pass and the RE2.Set prefilter are used)');
+  console.log('warden: native module text (structure pass in C): not built because WARDEN_SKIP_NATIVE=1 (the TypeScript structure pass is used)');
+  console.log('warden: native module vectorscan (optional prefilter): not built because WARDEN_SKIP_NATIVE=1 (the RE2.Set prefilter is used)');
   process.exit(0);
 }
 // npm sets npm_config_node_gyp for lifecycle scripts; otherwise the node-gyp bundled with npm.
@@ -47,7 +48,8 @@ const candidates = [
   join(root, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
 ].filter((p) => p && existsSync(p));
 if (candidates.length === 0) {
-  console.log('warden: native modules text and vectorscan (optional): not built because node-gyp was not found (the TypeScript structure pass and the RE2.Set prefilter are used)');
+  console.log('warden: native module text (structure pass in C): not built because node-gyp was not found (the TypeScript structure pass is used)');
+  console.log('warden: native module vectorscan (optional prefilter): not built because node-gyp was not found (the RE2.Set prefilter is used)');
   process.exit(0);
 }
 // Node's headers: npm passes its nodedir setting to lifecycle scripts; run by hand, the

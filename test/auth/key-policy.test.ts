@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
 import { MemoryApiKeyStore, RedisApiKeyStore, StaleIfErrorKeyStore, type ApiKeyStore } from '../../src/auth/api-keys.js';
@@ -79,10 +80,11 @@ describe('SQLite migration 2: api_keys.policy', () => {
     const db = freshDb();
     const file = db.file;
     db.opened.close();
-    // Rebuild the file as migration 1 left it, with one key.
+    // Rebuild the file as migration 1 left it (and nothing after it), with one key.
+    rmSync(file, { force: true });
+    for (const suffix of ['-wal', '-shm']) rmSync(file + suffix, { force: true });
     const raw = new Database(file);
-    raw.exec('DROP TABLE api_keys');
-    raw.exec(MIGRATIONS[0]!.slice(MIGRATIONS[0]!.indexOf('CREATE TABLE api_keys'), MIGRATIONS[0]!.indexOf(');') + 2));
+    raw.exec(MIGRATIONS[0]!);
     raw.prepare("INSERT INTO api_keys (id, hash, name, role, created_at) VALUES ('key_old', ?, 'old', 'service', '2026-01-01T00:00:00.000Z')").run('a'.repeat(64));
     raw.pragma('user_version = 1');
     raw.close();
