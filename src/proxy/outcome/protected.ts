@@ -1,4 +1,4 @@
-import { SECRET_KINDS } from '../../../plugins/secrets/index.js';
+import { SECRET_KINDS } from '../../scanning/secret-kinds.js';
 import { CREDENTIAL_WORDS, NOT_VALUES, SECRET_PHRASES } from './secret-phrases.js';
 import { compact, fold, tokens, type AnswerViews } from './text.js';
 
