@@ -87,7 +87,7 @@ export class ExfilChecker {
 
   constructor(
     conv: Conversation,
-    protectedValues: ProtectedValue[],
+    protectedValues: readonly ProtectedValue[],
     private readonly allow: string[],
   ) {
     const trusted = [...conv.system, ...conv.user];
