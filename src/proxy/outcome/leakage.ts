@@ -49,6 +49,8 @@ export const DEFAULT_LEAKAGE: LeakageOptions = {
 };
 
 const K = 12;
+const isAsciiAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+const ASCII_NOT_WORD = /[^A-Za-z0-9]+/;
 const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 export interface LeakageEvidence {
@@ -98,6 +100,44 @@ function sameRunReversed(a: string, ai: number, b: string, bi: number): boolean 
 }
 
 const SURROGATE = /[\ud800-\udfff]/;
+
+/** FNV-1a of a string's UTF-16 units from `start` to `end`, continuing from `h`. */
+function fnv(s: string, start: number, end: number, h = 0x811c9dc5 | 0): number {
+  for (let i = start; i < end; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+/** A set of 32-bit integers (open addressing in a typed array, a quarter full at most). */
+class Int32Set {
+  private readonly keys: Int32Array;
+  private readonly used: Uint8Array;
+  private readonly mask: number;
+  private readonly shift: number;
+
+  constructor(values: number[]) {
+    let bits = 4;
+    while (1 << bits < values.length * 4) bits++;
+    this.mask = (1 << bits) - 1;
+    this.shift = 32 - bits;
+    this.keys = new Int32Array(1 << bits);
+    this.used = new Uint8Array(1 << bits);
+    for (const v of values) {
+      const i = this.slot(v);
+      this.keys[i] = v;
+      this.used[i] = 1;
+    }
+  }
+
+  private slot(v: number): number {
+    let i = Math.imul(v, 0x9e3779b1) >>> this.shift;
+    while (this.used[i] === 1 && this.keys[i] !== v) i = (i + 1) & this.mask;
+    return i;
+  }
+
+  has(v: number): boolean {
+    return this.used[this.slot(v)] === 1;
+  }
+}
 
 /** At most this many places of the prompt are kept per hash (a run repeated more often is still covered there). */
 const PER_HASH = 8;
@@ -176,6 +216,8 @@ export class LeakageProfile {
   /** Word 3-grams of the prompt, and the words they are made of (a cheap test before a 3-gram is built). */
   readonly shingles = new Set<string>();
   readonly promptWords = new Set<string>();
+  /** fnv() of each prompt word: an ASCII answer's words are looked up by hash before a string is built. */
+  readonly wordHashes: Int32Set;
   /** The letters-only prompt, system turns joined by NUL. */
   readonly prompt: string;
   /** Rolling hash of each 12-character run of the prompt → where it starts (verified on a hit). */
@@ -195,6 +237,7 @@ export class LeakageProfile {
       for (const x of w) this.promptWords.add(x);
       for (let i = 0; i + 3 <= w.length; i++) this.shingles.add(`${w[i]} ${w[i + 1]} ${w[i + 2]}`);
     }
+    this.wordHashes = new Int32Set([...this.promptWords].map((w) => fnv(w, 0, w.length)));
     this.prompt = systemTexts.map(compact).join('\u0000');
     const grams = (this.grams = new GramIndex(this.prompt.length - K + 1));
     forEachGram(this.prompt, (i, h) => grams.add(h, i));
@@ -239,11 +282,14 @@ export class LeakageMeter {
     let hit: LeakageEvidence | null = null;
     for (let vi = 0; vi < views.folded.length && !hit; vi++) {
       if (repeats(views.folded, vi)) continue;
-      const w = foldedWords(views.folded[vi]!, views.ascii[vi]);
-      for (let i = 0; i + 3 <= w.length; i++) {
-        if (!p.promptWords.has(w[i + 2]!) || !p.promptWords.has(w[i + 1]!) || !p.promptWords.has(w[i]!)) continue;
-        const s = `${w[i]} ${w[i + 1]} ${w[i + 2]}`;
-        if (p.shingles.has(s)) this.matchedShingles.add(s);
+      if (views.ascii[vi]) this.shinglesOfAscii(views.folded[vi]!);
+      else {
+        const w = foldedWords(views.folded[vi]!, false);
+        for (let i = 0; i + 3 <= w.length; i++) {
+          if (!p.promptWords.has(w[i + 2]!) || !p.promptWords.has(w[i + 1]!) || !p.promptWords.has(w[i]!)) continue;
+          const s = `${w[i]} ${w[i + 1]} ${w[i + 2]}`;
+          if (p.shingles.has(s)) this.matchedShingles.add(s);
+        }
       }
       if (this.matchedShingles.size >= p.shingleNeed) hit = { measure: 'word_shingles', matched: this.matchedShingles.size, needed: p.shingleNeed, of: p.shingles.size, view: kinds[vi] ?? 'original' };
     }
@@ -268,6 +314,51 @@ export class LeakageMeter {
     for (const r of p.rare) if (answerWords.has(r) || (r.length >= 6 && joined.includes(r))) this.matchedRare.add(r);
     if (this.matchedRare.size >= p.rareNeed) return { measure: 'rare_tokens', matched: this.matchedRare.size, needed: p.rareNeed, of: p.rare.length, view: 'original' };
     return null;
+  }
+
+  /**
+   * The prompt's word 3-grams in a folded ASCII text, as foldedWords() would give its words (a
+   * run of numbers is one word), read by char code: each word's hash is looked up first, and
+   * the strings are built only where all three words are the prompt's.
+   */
+  private shinglesOfAscii(t: string): void {
+    const { wordHashes, shingles } = this.p;
+    const hashes: number[] = [];
+    const starts: number[] = [];
+    const ends: number[] = [];
+    /** Whether a word is numbers merged (`49 30`): its string is its runs joined by spaces. */
+    const merged: boolean[] = [];
+    let lastDigits = false;
+    let i = 0;
+    const n = t.length;
+    while (i < n) {
+      while (i < n && !isAsciiAlnum(t.charCodeAt(i))) i++;
+      if (i >= n) break;
+      const start = i;
+      let digits = true;
+      while (i < n && isAsciiAlnum(t.charCodeAt(i))) {
+        if (t.charCodeAt(i) > 57) digits = false;
+        i++;
+      }
+      const k = hashes.length - 1;
+      if (digits && lastDigits) {
+        hashes[k] = fnv(t, start, i, Math.imul(hashes[k]! ^ 32, 0x01000193));
+        ends[k] = i;
+        merged[k] = true;
+      } else {
+        hashes.push(fnv(t, start, i));
+        starts.push(start);
+        ends.push(i);
+        merged.push(false);
+      }
+      lastDigits = digits;
+    }
+    const word = (k: number) => (merged[k] ? t.slice(starts[k], ends[k]).split(ASCII_NOT_WORD).join(' ') : t.slice(starts[k], ends[k]));
+    for (let k = 0; k + 3 <= hashes.length; k++) {
+      if (!wordHashes.has(hashes[k + 2]!) || !wordHashes.has(hashes[k + 1]!) || !wordHashes.has(hashes[k]!)) continue;
+      const s = `${word(k)} ${word(k + 1)} ${word(k + 2)}`;
+      if (shingles.has(s)) this.matchedShingles.add(s);
+    }
   }
 
   /**

@@ -81,6 +81,9 @@ class Place {
   }
 }
 
+/** Characters a RegExp reads as syntax (built once: see tool-kinds.ts CAMEL). */
+const REGEXP_SPECIAL = /[.*+?^${}()|[\]\\]/g;
+
 /** Whether a place holds a destination (in the form destinationKey gave it). */
 function seenIn(d: Destination, key: string): (p: Place) => boolean {
   switch (d.kind) {
@@ -92,7 +95,7 @@ function seenIn(d: Destination, key: string): (p: Place) => boolean {
     case 'name': {
       if (key.length < 2) return () => false;
       // A whole word, where a neighbour of another script (a name inside Chinese text) is a boundary.
-      const re = new RegExp(`(^|[^\\p{Script=Latin}\\p{Script=Cyrillic}\\p{Script=Greek}\\p{N}])${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\p{Script=Latin}\\p{Script=Cyrillic}\\p{Script=Greek}\\p{N}])`, 'u');
+      const re = new RegExp(`(^|[^\\p{Script=Latin}\\p{Script=Cyrillic}\\p{Script=Greek}\\p{N}])${key.replace(REGEXP_SPECIAL, '\\$&')}($|[^\\p{Script=Latin}\\p{Script=Cyrillic}\\p{Script=Greek}\\p{N}])`, 'u');
       return (p) => re.test(p.folded);
     }
     default:
@@ -126,11 +129,11 @@ function flatText(v: unknown): string {
 export class Provenance {
   private readonly trusted: Place[];
   private readonly untrusted: Place[];
-  /** Tool-result texts the user's request licenses (reply senders, named records). */
-  private readonly licensed: Place[] = [];
-  /** Link fields of tool results, folded: a fetch may follow them unchanged. */
-  private readonly links = new Set<string>();
-  private readonly trustedHosts = new Set<string>();
+  /** Tool-result texts the user's request licenses (reply senders, named records), and the link
+   * fields of tool results, folded (a fetch may follow them unchanged): read on first need. */
+  private licenseCache: { licensed: Place[]; links: Set<string> } | null = null;
+  /** Hosts the system prompt or the user named (not public mail providers): read on first need. */
+  private hostsCache: Set<string> | null = null;
   private readonly toolDescriptions = new Map<string, string>();
 
   constructor(
@@ -145,16 +148,31 @@ export class Provenance {
     ];
     this.untrusted = [...conv.toolResults.map((r) => new Place('tool_result', r.text, r.tool)), ...conv.assistant.map((t) => new Place('assistant_history', t))];
     for (const t of conv.toolDefs) this.toolDescriptions.set(t.name, t.description);
-    for (const p of [...conv.system, ...conv.user]) {
-      for (const m of p.matchAll(/(?:@|\/\/|\b)((?:[\p{L}\p{N}-]+\.)+\p{L}{2,})\b/gu)) {
-        const h = fold(m[1]!).replace(/^www\./, '');
-        if (!WEBMAIL.has(h)) this.trustedHosts.add(h);
-      }
-    }
-    this.license();
   }
 
-  private license(): void {
+  private get trustedHosts(): Set<string> {
+    if (this.hostsCache) return this.hostsCache;
+    const hosts = (this.hostsCache = new Set<string>());
+    for (const p of [...this.conv.system, ...this.conv.user]) {
+      for (const m of p.matchAll(/(?:@|\/\/|\b)((?:[\p{L}\p{N}-]+\.)+\p{L}{2,})\b/gu)) {
+        const h = fold(m[1]!).replace(/^www\./, '');
+        if (!WEBMAIL.has(h)) hosts.add(h);
+      }
+    }
+    return hosts;
+  }
+
+  private get licensed(): Place[] {
+    return (this.licenseCache ??= this.license()).licensed;
+  }
+
+  private get links(): Set<string> {
+    return (this.licenseCache ??= this.license()).links;
+  }
+
+  private license(): { licensed: Place[]; links: Set<string> } {
+    const licensed: Place[] = [];
+    const links = new Set<string>();
     const lastUser = this.conv.user[this.conv.user.length - 1] ?? '';
     const userFolded = fold(this.conv.user.join('\n'));
     const reply = REPLY.test(lastUser);
@@ -162,21 +180,22 @@ export class Provenance {
       if (r.json !== undefined) {
         for (const o of objects(r.json)) {
           for (const [k, v] of Object.entries(o)) {
-            if (reply && SENDER_KEYS.test(k)) this.licensed.push(new Place('tool_result', flatText(v), r.tool));
-            if (LINK_KEYS.test(k) && typeof v === 'string') this.links.add(fold(v).replace(/\/+$/, ''));
+            if (reply && SENDER_KEYS.test(k)) licensed.push(new Place('tool_result', flatText(v), r.tool));
+            if (LINK_KEYS.test(k) && typeof v === 'string') links.add(fold(v).replace(/\/+$/, ''));
             if (NAME_KEYS.test(k) && typeof v === 'string' && v.trim().length >= 3 && userFolded.includes(fold(v.trim()))) {
               // The record the user named: its own fields, not nested records.
-              this.licensed.push(new Place('tool_result', Object.values(o).filter((x) => typeof x !== 'object').map(flatText).join('\n'), r.tool));
+              licensed.push(new Place('tool_result', Object.values(o).filter((x) => typeof x !== 'object').map(flatText).join('\n'), r.tool));
             }
           }
         }
       } else {
         for (const line of r.text.split(/\r?\n/)) {
-          if (reply && SENDER_LINE.test(line)) this.licensed.push(new Place('tool_result', line, r.tool));
-          else if (this.namesUserWords(line, userFolded)) this.licensed.push(new Place('tool_result', line, r.tool));
+          if (reply && SENDER_LINE.test(line)) licensed.push(new Place('tool_result', line, r.tool));
+          else if (this.namesUserWords(line, userFolded)) licensed.push(new Place('tool_result', line, r.tool));
         }
       }
     }
+    return { licensed, links };
   }
 
   /** A line of a tool result that holds a name the user wrote: two capitalised words in a row, or one of 4+ letters in another script. */
