@@ -101,11 +101,21 @@ function sameRunReversed(a: string, ai: number, b: string, bi: number): boolean 
 
 const SURROGATE = /[\ud800-\udfff]/;
 
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+
 /** FNV-1a of a string's UTF-16 units from `start` to `end`, continuing from `h`. */
-function fnv(s: string, start: number, end: number, h = 0x811c9dc5 | 0): number {
-  for (let i = start; i < end; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+function fnv(s: string, start: number, end: number, h = FNV_OFFSET): number {
+  for (let i = start; i < end; i++) h = Math.imul(h ^ s.charCodeAt(i), FNV_PRIME);
   return h;
 }
+
+/** The words of one answer text, as shinglesOfAscii reads them (reused: grown, never shrunk).
+ * `merged`: a run of numbers made one word (`49 30`), whose string is its runs joined by spaces. */
+function scratchWords(size: number) {
+  return { hashes: new Int32Array(size), starts: new Int32Array(size), ends: new Int32Array(size), merged: new Uint8Array(size) };
+}
+let wordScratch = scratchWords(1024);
 
 /** A set of 32-bit integers (open addressing in a typed array, a quarter full at most). */
 class Int32Set {
@@ -323,38 +333,43 @@ export class LeakageMeter {
    */
   private shinglesOfAscii(t: string): void {
     const { wordHashes, shingles } = this.p;
-    const hashes: number[] = [];
-    const starts: number[] = [];
-    const ends: number[] = [];
-    /** Whether a word is numbers merged (`49 30`): its string is its runs joined by spaces. */
-    const merged: boolean[] = [];
-    let lastDigits = false;
-    let i = 0;
     const n = t.length;
-    while (i < n) {
-      while (i < n && !isAsciiAlnum(t.charCodeAt(i))) i++;
-      if (i >= n) break;
-      const start = i;
-      let digits = true;
-      while (i < n && isAsciiAlnum(t.charCodeAt(i))) {
-        if (t.charCodeAt(i) > 57) digits = false;
-        i++;
+    if (wordScratch.hashes.length < (n >> 1) + 1) wordScratch = scratchWords((n >> 1) + 1);
+    const { hashes, starts, ends, merged } = wordScratch;
+    let count = 0;
+    let start = -1;
+    let h = 0;
+    let digits = true;
+    let lastDigits = false;
+    for (let i = 0; i <= n; i++) {
+      const c = i < n ? t.charCodeAt(i) : 0;
+      if (isAsciiAlnum(c)) {
+        if (start < 0) {
+          start = i;
+          h = FNV_OFFSET;
+          digits = true;
+        }
+        h = Math.imul(h ^ c, FNV_PRIME);
+        if (c > 57) digits = false;
+      } else if (start >= 0) {
+        if (digits && lastDigits) {
+          // A run of numbers is one word (foldedWords): `49 30`, hashed with the space.
+          hashes[count - 1] = fnv(t, start, i, Math.imul(hashes[count - 1]! ^ 32, FNV_PRIME));
+          ends[count - 1] = i;
+          merged[count - 1] = 1;
+        } else {
+          hashes[count] = h;
+          starts[count] = start;
+          ends[count] = i;
+          merged[count] = 0;
+          count++;
+        }
+        lastDigits = digits;
+        start = -1;
       }
-      const k = hashes.length - 1;
-      if (digits && lastDigits) {
-        hashes[k] = fnv(t, start, i, Math.imul(hashes[k]! ^ 32, 0x01000193));
-        ends[k] = i;
-        merged[k] = true;
-      } else {
-        hashes.push(fnv(t, start, i));
-        starts.push(start);
-        ends.push(i);
-        merged.push(false);
-      }
-      lastDigits = digits;
     }
     const word = (k: number) => (merged[k] ? t.slice(starts[k], ends[k]).split(ASCII_NOT_WORD).join(' ') : t.slice(starts[k], ends[k]));
-    for (let k = 0; k + 3 <= hashes.length; k++) {
+    for (let k = 0; k + 3 <= count; k++) {
       if (!wordHashes.has(hashes[k + 2]!) || !wordHashes.has(hashes[k + 1]!) || !wordHashes.has(hashes[k]!)) continue;
       const s = `${word(k)} ${word(k + 1)} ${word(k + 2)}`;
       if (shingles.has(s)) this.matchedShingles.add(s);
@@ -378,9 +393,14 @@ export class LeakageMeter {
     for (let i = 0; i < c.length; i++) {
       const ch = c.charCodeAt(i);
       if (ch === 0) lastNul = i;
-      if (i >= K) h = (h - Math.imul(c.charCodeAt(i - K), BK)) | 0;
-      h = (Math.imul(h, B) + ch) | 0;
-      g = i < K ? (g + Math.imul(ch, POW[i]!)) | 0 : (Math.imul((g - c.charCodeAt(i - K)) | 0, BINV) + Math.imul(ch, BK)) | 0;
+      if (i < K) {
+        h = (Math.imul(h, B) + ch) | 0;
+        g = (g + Math.imul(ch, POW[i]!)) | 0;
+      } else {
+        const gone = c.charCodeAt(i - K);
+        h = (Math.imul((h - Math.imul(gone, BK)) | 0, B) + ch) | 0;
+        g = (Math.imul((g - gone) | 0, BINV) + Math.imul(ch, BK)) | 0;
+      }
       if (i < K - 1 || lastNul > i - K) continue;
       const start = i - K + 1;
       for (let at = grams.first(h); at !== -1; at = grams.next[at]!) if (sameRun(prompt, at, c, start)) forwards.push(at);

@@ -1,6 +1,6 @@
 import type { Conversation } from './conversation.js';
 import { destinationKey, destinations, hostOf, type Destination } from './destinations.js';
-import { fold } from './text.js';
+import { fold, matchesOf } from './text.js';
 import { isSink, toolKind, type ToolKind } from './tool-kinds.js';
 
 /**
@@ -81,6 +81,12 @@ class Place {
   }
 }
 
+/** A host name (after `@`, `//` or at a word start). */
+const NAMED_HOST = /(?:@|\/\/|\b)((?:[\p{L}\p{N}-]+\.)+\p{L}{2,})\b/gu;
+/** Two or more capitalised words in a row (a person's name), or a run of 2-6 Han, Hangul or Katakana characters. */
+const CAPITALISED_NAME = /\p{Lu}\p{Ll}+(?:[ -]\p{Lu}\p{Ll}+)+/gu;
+const CJK_NAME = /[\p{Script=Han}\p{Script=Hangul}\p{Script=Katakana}]{2,6}/gu;
+
 /** Characters a RegExp reads as syntax (built once: see tool-kinds.ts CAMEL). */
 const REGEXP_SPECIAL = /[.*+?^${}()|[\]\\]/g;
 
@@ -154,7 +160,7 @@ export class Provenance {
     if (this.hostsCache) return this.hostsCache;
     const hosts = (this.hostsCache = new Set<string>());
     for (const p of [...this.conv.system, ...this.conv.user]) {
-      for (const m of p.matchAll(/(?:@|\/\/|\b)((?:[\p{L}\p{N}-]+\.)+\p{L}{2,})\b/gu)) {
+      for (const m of matchesOf(NAMED_HOST, p)) {
         const h = fold(m[1]!).replace(/^www\./, '');
         if (!WEBMAIL.has(h)) hosts.add(h);
       }
@@ -200,8 +206,8 @@ export class Provenance {
 
   /** A line of a tool result that holds a name the user wrote: two capitalised words in a row, or one of 4+ letters in another script. */
   private namesUserWords(line: string, userFolded: string): boolean {
-    for (const m of line.matchAll(/\p{Lu}\p{Ll}+(?:[ -]\p{Lu}\p{Ll}+)+/gu)) if (userFolded.includes(fold(m[0]))) return true;
-    for (const m of line.matchAll(/[\p{Script=Han}\p{Script=Hangul}\p{Script=Katakana}]{2,6}/gu)) if (userFolded.includes(m[0])) return true;
+    for (const m of matchesOf(CAPITALISED_NAME, line)) if (userFolded.includes(fold(m[0]))) return true;
+    for (const m of matchesOf(CJK_NAME, line)) if (userFolded.includes(m[0])) return true;
     return false;
   }
 

@@ -10,8 +10,6 @@ import { normalise } from '../../scanning/normalise/index.js';
 const MARKS = /\p{M}+/gu;
 const NOT_WORD = /[^\p{L}\p{N}]+/gu;
 const NON_ASCII = /[^\x00-\x7f]/;
-/** NOT_WORD for an ASCII text. */
-const ASCII_NOT_WORD = /[^A-Za-z0-9]+/g;
 
 /** Lower case, accents off (NFKD then marks removed), full-width forms folded. */
 export function fold(text: string, ascii = !NON_ASCII.test(text)): string {
@@ -73,54 +71,28 @@ export function compact(text: string): string {
   return lettersOf(fold(text));
 }
 
-/** The letters and digits of a folded text. */
-function lettersOf(folded: string, ascii = !NON_ASCII.test(folded)): string {
-  return folded.replace(ascii ? ASCII_NOT_WORD : NOT_WORD, '');
-}
+let scratch = Buffer.allocUnsafe(4096);
 
-/**
- * Initial letters of the lines, and of the words, of a text (acrostics): of each line (split at
- * `\n`) and each word (split at `\s`) that has one, its first `\p{L}|\p{N}` (first UTF-16 unit),
- * read in one pass.
- */
-export function initials(text: string): string[] {
-  let lines = '';
-  let words = '';
-  let inLine = false;
-  let lineHas = false;
-  let inWord = false;
-  let wordHas = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10) {
-      inLine = inWord = false;
-      continue;
-    }
-    if (!inLine) {
-      inLine = true;
-      lineHas = false;
-    }
-    if (c < 128 ? c === 32 || (c >= 9 && c <= 13) : SPACE.test(text[i]!)) {
-      inWord = false;
-      continue;
-    }
-    if (!inWord) {
-      inWord = true;
-      wordHas = false;
-    }
-    if (lineHas && wordHas) continue;
-    if (c < 128 ? isAsciiAlnum(c) : ALNUM.test(String.fromCodePoint(text.codePointAt(i)!))) {
-      if (!lineHas) lines += text[i];
-      if (!wordHas) words += text[i];
-      lineHas = wordHas = true;
-    }
+/** The letters and digits of a folded text (ASCII: by char code into a reused buffer). */
+function lettersOf(folded: string, ascii = !NON_ASCII.test(folded)): string {
+  if (!ascii) return folded.replace(NOT_WORD, '');
+  if (folded.length > scratch.length) scratch = Buffer.allocUnsafe(folded.length);
+  let k = 0;
+  for (let i = 0; i < folded.length; i++) {
+    const c = folded.charCodeAt(i);
+    if (isAsciiAlnum(c)) scratch[k++] = c;
   }
-  return [fold(lines), fold(words)];
+  return scratch.toString('latin1', 0, k);
 }
 
 const ALNUM = /[\p{L}\p{N}]/u;
-/** `\s` (what `split(/\s+/)` splits at). */
-const SPACE = /\s/;
+
+/** `\s` for one UTF-16 unit (what `split(/\s+/)` splits at): ECMAScript's white space and line
+ * terminators, the Unicode Zs category among them. */
+function isSpace(c: number): boolean {
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
 
 export interface AnswerViews {
   /** The original and every normaliser view's text. */
@@ -132,8 +104,7 @@ export interface AnswerViews {
   ascii: boolean[];
   /** compact() of each text (the guards also read each backwards: a value written in reverse). */
   compacts: string[];
-  /** Acrostic readings (first letter of each line, of each word); read on first use (only
-   * protected values of 6+ letters look at them). */
+  /** Acrostic readings (first letter of each line, of each word, folded). */
   readonly acrostics: string[];
 }
 
@@ -168,22 +139,28 @@ for (let c = 0; c < 128; c++) {
 }
 
 /**
- * The runs an encoded payload can be, in one pass over the text (rather than a regular
- * expression each, retried at every position of an answer that is mostly prose), each list in
- * text order:
- *  - short: maximal runs of `[A-Za-z0-9+/_-]`, 8 or more (`/[A-Za-z0-9+/_-]{8,}={0,2}/g`, `=` off);
- *  - long: maximal runs of `[A-Za-z0-9+/]`, 16 or more;
- *  - hexWords: whole ASCII words (`\b...\b`) that are hex, an even 8 or more digits long
+ * One pass over an answer text (rather than a regular expression each, retried at every
+ * position of an answer that is mostly prose):
+ *  - the runs an encoded payload can be, each list in text order:
+ *    short: maximal runs of `[A-Za-z0-9+/_-]`, 8 or more (`/[A-Za-z0-9+/_-]{8,}={0,2}/g`, `=` off);
+ *    long: maximal runs of `[A-Za-z0-9+/]`, 16 or more;
+ *    hexWords: whole ASCII words (`\b...\b`) that are hex, an even 8 or more digits long
  *    (`/\b(?:[0-9a-fA-F]{2}){4,}\b/g`);
- *  - hex: maximal runs of `[0-9a-fA-F]`, 16 or more.
+ *    hex: maximal runs of `[0-9a-fA-F]`, 16 or more;
+ *  - the acrostic readings: of each line (split at `\n`) and each word (split at `\s`) that has
+ *    one, its first `\p{L}|\p{N}` (its first UTF-16 unit), joined.
  */
-function encodedRuns(text: string): { short: string[]; long: string[]; hexWords: string[]; hex: string[] } {
-  const out = { short: [] as string[], long: [] as string[], hexWords: [] as string[], hex: [] as string[] };
+function readText(text: string): { short: string[]; long: string[]; hexWords: string[]; hex: string[]; lineInitials: string; wordInitials: string } {
+  const out = { short: [] as string[], long: [] as string[], hexWords: [] as string[], hex: [] as string[], lineInitials: '', wordInitials: '' };
   let short = -1;
   let long = -1;
   let word = -1;
   let wordIsHex = false;
   let hex = -1;
+  let inLine = false;
+  let lineHas = false;
+  let inWord = false;
+  let wordHas = false;
   const n = text.length;
   for (let i = 0; i <= n; i++) {
     const c = i < n ? text.charCodeAt(i) : 128;
@@ -216,6 +193,30 @@ function encodedRuns(text: string): { short: string[]; long: string[]; hexWords:
       if (i - hex >= 16) out.hex.push(text.slice(hex, i));
       hex = -1;
     }
+    // Initials.
+    if (i === n) break;
+    if (c === 10) {
+      inLine = inWord = false;
+      continue;
+    }
+    if (!inLine) {
+      inLine = true;
+      lineHas = false;
+    }
+    if (isSpace(c)) {
+      inWord = false;
+      continue;
+    }
+    if (!inWord) {
+      inWord = true;
+      wordHas = false;
+    }
+    if (lineHas && wordHas) continue;
+    if (c < 128 ? isAsciiAlnum(c) : ALNUM.test(String.fromCodePoint(text.codePointAt(i)!))) {
+      if (!lineHas) out.lineInitials += text[i];
+      if (!wordHas) out.wordInitials += text[i];
+      lineHas = wordHas = true;
+    }
   }
   return out;
 }
@@ -226,9 +227,8 @@ function encodedRuns(text: string): { short: string[]; long: string[]; hexWords:
  * of a payload (a stream window starts anywhere, so the 4-character base64 groups, or hex
  * pairs, may be misaligned: every alignment is tried). Kept when the result reads as text.
  */
-function extraDecodes(text: string): { kind: string; text: string }[] {
+function extraDecodes(runs: ReturnType<typeof readText>): { kind: string; text: string }[] {
   const out: { kind: string; text: string }[] = [];
-  const runs = encodedRuns(text);
   const b64: string[] = [];
   for (const t of runs.short) {
     if (t.length > 64 || !/[0-9A-Z+/]/.test(t) || !/[a-z]/.test(t)) continue;
@@ -263,7 +263,8 @@ export function reversed(text: string): string {
 /** Every view of an answer text the guards look in. */
 export function answerViews(text: string): AnswerViews {
   const n = normalise(text, 'output');
-  const views = [...n.views, ...extraDecodes(text)];
+  const read = readText(text);
+  const views = [...n.views, ...extraDecodes(read)];
   const texts = views.map((v) => v.text);
   const kinds = views.map((v) => v.kind);
   // The normaliser knows whether the original is ASCII.
@@ -279,9 +280,30 @@ export function answerViews(text: string): AnswerViews {
     ascii,
     compacts,
     get acrostics() {
-      return (acrostics ??= initials(text));
+      return (acrostics ??= [fold(read.lineInitials), fold(read.wordInitials)]);
     },
   };
+}
+
+/**
+ * The matches of a global RegExp in a text, as `[...text.matchAll(re)]` gives them, without the
+ * copy of `re` matchAll makes on every call (an empty match moves on by one character, by code
+ * point with the u flag).
+ */
+export function matchesOf(re: RegExp, text: string): RegExpExecArray[] {
+  if (!re.global) throw new Error(`matchesOf needs a global RegExp, got ${re}`);
+  const out: RegExpExecArray[] = [];
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    out.push(m);
+    if (m[0] === '') {
+      const at = re.lastIndex;
+      const pair = re.unicode && at + 1 < text.length && /[\ud800-\udbff]/.test(text[at]!) && /[\udc00-\udfff]/.test(text[at + 1]!);
+      re.lastIndex = at + (pair ? 2 : 1);
+    }
+  }
+  re.lastIndex = 0;
+  return out;
 }
 
 /** Whether `list[i]` repeats an earlier entry (a view the same as another: nothing new to look at). */
