@@ -80,6 +80,12 @@ describe('outcome guard detectors', () => {
       const m = new LeakageMeter(new LeakageProfile([prompt], DEFAULT_LEAKAGE));
       expect(m.observe(answerViews(prompt.split(' ').join('\n')))).to.not.equal(null);
     });
+    it('a recital written backwards letter by letter is seen, with or without characters outside the BMP', () => {
+      for (const p of [prompt, prompt.replace('Nordwind', 'Nord𠀀wind𠀁')]) {
+        const backwards = [...p.replace(/[^\p{L}\p{N}]+/gu, '')].reverse().join('');
+        expect(new LeakageMeter(new LeakageProfile([p], DEFAULT_LEAKAGE)).observe(answerViews(backwards)), p).to.include({ measure: 'characters', view: 'original/reversed' });
+      }
+    });
     it('adds up over the windows of a stream', () => {
       const m = new LeakageMeter(new LeakageProfile([prompt], DEFAULT_LEAKAGE));
       const half = Math.floor(prompt.length / 2);
