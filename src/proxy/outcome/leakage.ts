@@ -51,6 +51,7 @@ export const DEFAULT_LEAKAGE: LeakageOptions = {
 const K = 12;
 const isAsciiAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 const ASCII_NOT_WORD = /[^A-Za-z0-9]+/;
+const NON_ASCII = /[^\x00-\x7f]/;
 const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 export interface LeakageEvidence {
@@ -318,12 +319,49 @@ export class LeakageMeter {
     // A recital is about as long as the prompt (a translation into Chinese about a third of it):
     // a short answer quoting a few numbers is not one.
     if (hit || p.rareNeed === Infinity || this.answerChars < p.prompt.length * 0.3) return hit;
-    const answerWords = new Set<string>();
-    for (const t of views.texts) for (const raw of tokens(t)) answerWords.add(compact(raw));
     const joined = views.compacts[0] ?? '';
-    for (const r of p.rare) if (answerWords.has(r) || (r.length >= 6 && joined.includes(r))) this.matchedRare.add(r);
+    for (const r of this.rareAsTokens(views.texts)) this.matchedRare.add(r);
+    for (const r of p.rare) if (r.length >= 6 && joined.includes(r)) this.matchedRare.add(r);
     if (this.matchedRare.size >= p.rareNeed) return { measure: 'rare_tokens', matched: this.matchedRare.size, needed: p.rareNeed, of: p.rare.length, view: 'original' };
     return null;
+  }
+
+  /**
+   * The prompt's rare tokens that are, letters and digits folded, a whitespace-separated token of
+   * one of the texts (tokens(), compact()). An ASCII text is read by char code: each token's
+   * folded letters and digits hashed, and its string built only when the hash is a rare token's.
+   */
+  private rareAsTokens(texts: string[]): Set<string> {
+    const rare = new Set(this.p.rare);
+    const found = new Set<string>();
+    const byHash = new Set(this.p.rare.map((r) => fnv(r, 0, r.length)));
+    for (const t of texts) {
+      if (NON_ASCII.test(t)) {
+        for (const raw of tokens(t)) {
+          const c = compact(raw);
+          if (rare.has(c)) found.add(c);
+        }
+        continue;
+      }
+      let start = -1;
+      let h = FNV_OFFSET;
+      for (let i = 0; i <= t.length; i++) {
+        const c = i < t.length ? t.charCodeAt(i) : 32;
+        // split(/\s+/) in ASCII: tab, line feed, vertical tab, form feed, carriage return, space.
+        if (c === 32 || (c >= 9 && c <= 13)) {
+          if (start >= 0 && byHash.has(h)) {
+            const token = compact(t.slice(start, i));
+            if (rare.has(token)) found.add(token);
+          }
+          start = -1;
+          h = FNV_OFFSET;
+          continue;
+        }
+        if (start < 0) start = i;
+        if (isAsciiAlnum(c)) h = Math.imul(h ^ (c >= 65 && c <= 90 ? c + 32 : c), FNV_PRIME);
+      }
+    }
+    return found;
   }
 
   /**
