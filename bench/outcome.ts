@@ -6,7 +6,7 @@
  *  - on: the session built from the request, the answer's text checked, its tool call checked;
  *    the system prompt is the one earlier requests sent (an application sends the same one with
  *    every request: what the guards read of it is kept, src/proxy/outcome/prompt-facts.ts);
- *  - on, new prompt: the same with a system prompt no request sent before (a counter in it), so
+ *  - on, new prompt: the same with a system prompt no request sent before (a counter in words in it), so
  *    the prompt is read for this request alone; "off, new prompt" parses the same JSON;
  *  - on, streamed: the answer checked window by window as the output guard scans it (384
  *    characters and 128 held back, the defaults), then the tool call.
@@ -60,6 +60,17 @@ function windows(text: string): string[] {
 }
 const WINDOWS = windows(ANSWER);
 
+/** A count in lower-case letters (`a`, `b`, ... `ba`): a word, not a number, so the new prompt
+ * has the same rare tokens (numbers, codes) as the usual one and differs only in being new. */
+function lowerCase(n: number): string {
+  let s = '';
+  do {
+    s = String.fromCharCode(97 + (n % 26)) + s;
+    n = Math.floor(n / 26);
+  } while (n > 0);
+  return s;
+}
+
 type Variant = 'off' | 'on' | 'off, new prompt' | 'on, new prompt' | 'on, streamed';
 const VARIANTS: Variant[] = ['off', 'on', 'off, new prompt', 'on, new prompt', 'on, streamed'];
 
@@ -71,7 +82,7 @@ export async function run(): Promise<void> {
   const once = (v: Variant): number => {
     const newPrompt = v.endsWith('new prompt');
     // The JSON of a new prompt is built before the clock starts (the proxy receives it ready).
-    const wire = newPrompt ? request(`${SYSTEM} Request ${fresh++}.`) : WIRE;
+    const wire = newPrompt ? request(`${SYSTEM} Case ${lowerCase(fresh++)}.`) : WIRE;
     const t0 = performance.now();
     const req = JSON.parse(wire) as ChatRequest;
     if (v.startsWith('on')) {
