@@ -138,6 +138,24 @@ for (let c = 0; c < 128; c++) {
   if (/\w/.test(ch)) CLASSES[c]! |= WORD;
 }
 
+/** The maximal runs of one character class, `min` or more long, read a character at a time. */
+class Runs {
+  private start = -1;
+  readonly found: string[] = [];
+
+  constructor(private readonly min: number) {}
+
+  /** Character `i` of `text` is, or is not, of the class (`i` = the text's length: the end). */
+  step(inClass: boolean, i: number, text: string): void {
+    if (inClass) {
+      if (this.start < 0) this.start = i;
+    } else if (this.start >= 0) {
+      if (i - this.start >= this.min) this.found.push(text.slice(this.start, i));
+      this.start = -1;
+    }
+  }
+}
+
 /**
  * One pass over an answer text (rather than a regular expression each, retried at every
  * position of an answer that is mostly prose):
@@ -151,12 +169,12 @@ for (let c = 0; c < 128; c++) {
  *    one, its first `\p{L}|\p{N}` (its first UTF-16 unit), joined.
  */
 function readText(text: string): { short: string[]; long: string[]; hexWords: string[]; hex: string[]; lineInitials: string; wordInitials: string } {
-  const out = { short: [] as string[], long: [] as string[], hexWords: [] as string[], hex: [] as string[], lineInitials: '', wordInitials: '' };
-  let short = -1;
-  let long = -1;
+  const short = new Runs(8);
+  const long = new Runs(16);
+  const hex = new Runs(16);
+  const out = { short: short.found, long: long.found, hexWords: [] as string[], hex: hex.found, lineInitials: '', wordInitials: '' };
   let word = -1;
   let wordIsHex = false;
-  let hex = -1;
   let inLine = false;
   let lineHas = false;
   let inWord = false;
@@ -165,18 +183,8 @@ function readText(text: string): { short: string[]; long: string[]; hexWords: st
   for (let i = 0; i <= n; i++) {
     const c = i < n ? text.charCodeAt(i) : 128;
     const f = c < 128 ? CLASSES[c]! : 0;
-    if (f & BASE64URL) {
-      if (short < 0) short = i;
-    } else if (short >= 0) {
-      if (i - short >= 8) out.short.push(text.slice(short, i));
-      short = -1;
-    }
-    if (f & BASE64) {
-      if (long < 0) long = i;
-    } else if (long >= 0) {
-      if (i - long >= 16) out.long.push(text.slice(long, i));
-      long = -1;
-    }
+    short.step((f & BASE64URL) !== 0, i, text);
+    long.step((f & BASE64) !== 0, i, text);
     if (f & WORD) {
       if (word < 0) {
         word = i;
@@ -187,12 +195,7 @@ function readText(text: string): { short: string[]; long: string[]; hexWords: st
       if (wordIsHex && i - word >= 8 && (i - word) % 2 === 0) out.hexWords.push(text.slice(word, i));
       word = -1;
     }
-    if (f & HEX) {
-      if (hex < 0) hex = i;
-    } else if (hex >= 0) {
-      if (i - hex >= 16) out.hex.push(text.slice(hex, i));
-      hex = -1;
-    }
+    hex.step((f & HEX) !== 0, i, text);
     // Initials.
     if (i === n) break;
     if (c === 10) {
