@@ -275,15 +275,14 @@ export class LeakageProfile {
 /** One request's leakage: what its answer reproduced of the prompt so far. */
 export class LeakageMeter {
   private readonly matchedShingles = new Set<string>();
-  private readonly covered: Uint8Array;
+  /** Which prompt characters an answer run covered (made on the first: most answers cover none). */
+  private covered: Uint8Array | null = null;
   private coveredCount = 0;
   private readonly matchedRare = new Set<string>();
   /** Letters and digits of answer seen so far (windows overlap: an upper bound). */
   private answerChars = 0;
 
-  constructor(private readonly p: LeakageProfile) {
-    this.covered = new Uint8Array(p.prompt.length);
-  }
+  constructor(private readonly p: LeakageProfile) {}
 
   /** Adds what this piece of answer reproduces; the evidence once a threshold is reached. A view
    * the same as an earlier one adds nothing, so it is not read again. */
@@ -454,11 +453,13 @@ export class LeakageMeter {
   }
 
   private mark(p: number): void {
+    const covered = (this.covered ??= new Uint8Array(this.p.prompt.length));
     for (let j = p; j < p + K; j++) {
-      if (this.covered[j] === 0) {
-        this.covered[j] = 1;
+      if (covered[j] === 0) {
+        covered[j] = 1;
         this.coveredCount += this.p.weight[j]!;
       }
     }
   }
+
 }

@@ -21,6 +21,8 @@ const MAX_PROMPT_CHARS = 32 * 1024;
 const MAX_SEEN = 4096;
 
 export class PromptFacts {
+  /** When the facts were last asked for (a count of requests): the least recently used go out first. */
+  used = 0;
   private leakageCache: { options: unknown[]; profile: LeakageProfile } | null = null;
   private valuesCache: { minLength: number; values: ProtectedValue[] } | null = null;
 
@@ -46,6 +48,7 @@ export class PromptFacts {
 
 const kept = new Map<string, PromptFacts>();
 let keptChars = 0;
+let clock = 0;
 const seen = new Set<number>();
 
 function sameTexts(a: readonly string[], b: readonly string[]): boolean {
@@ -67,9 +70,8 @@ export function promptFacts(texts: string[]): PromptFacts {
   const key = texts.length === 1 ? texts[0]! : JSON.stringify(texts);
   const hit = kept.get(key);
   if (hit !== undefined && sameTexts(hit.texts, texts)) {
-    // Most recently used last.
-    kept.delete(key);
-    kept.set(key, hit);
+    // Stamped rather than moved to the end: a Map delete and set per request costs more.
+    hit.used = ++clock;
     return hit;
   }
   let chars = 0;
@@ -83,16 +85,15 @@ export function promptFacts(texts: string[]): PromptFacts {
     seen.add(h);
     return facts;
   }
-  if (hit !== undefined) {
-    kept.delete(key);
-    keptChars -= hit.chars;
-  }
+  if (hit !== undefined) keptChars -= hit.chars;
+  facts.used = ++clock;
   kept.set(key, facts);
   keptChars += chars;
-  for (const [k, e] of kept) {
-    if (kept.size <= MAX_ENTRIES && keptChars <= MAX_CHARS) break;
-    kept.delete(k);
-    keptChars -= e.chars;
+  while (kept.size > MAX_ENTRIES || keptChars > MAX_CHARS) {
+    let oldest: [string, PromptFacts] | null = null;
+    for (const e of kept) if (oldest === null || e[1].used < oldest[1].used) oldest = e;
+    kept.delete(oldest![0]);
+    keptChars -= oldest![1].chars;
   }
   return facts;
 }
