@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import plugin, { dataChars, hostAllowed, urlData } from './index.js';
+import { dataChars, hostAllowed } from '../../src/scanning/url-data.js';
+import plugin, { urlData } from './index.js';
 import { makeInput } from '../testing-input.js';
 import type { Finding } from '../../src/scanning/types.js';
 

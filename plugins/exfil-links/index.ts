@@ -21,9 +21,8 @@
  * click: it is judged like an image (`exfil-links.tool-url-data`, high), spaces and JSON `\/`
  * escapes included; so is a URL inside a longer quoted string (`{"command": "curl https://…"}`).
  */
-import { isUtf8 } from 'node:buffer';
-import { mostlyPrintable } from '../../src/scanning/normalise/decode.js';
 import type { DetectorPlugin, Finding, NormalisedInput } from '../../src/scanning/types.js';
+import { dataChars, hostAllowed } from '../../src/scanning/url-data.js';
 
 export const MIN_DATA_CHARS = 24;
 
@@ -53,50 +52,6 @@ function unescapeJson(s: string): string {
   } catch {
     return s.replace(/\\\//g, '/');
   }
-}
-
-const BASE64 = /[A-Za-z0-9+/_-]{16,}={0,2}/g;
-const HEX = /(?:[0-9a-fA-F]{2}){8,}/g;
-/** Three or more words apart by spaces once decoded (`+` and %20 are spaces in a query). */
-const WORDS = /[A-Za-z0-9'.,:;!?-]+(?:\s+[A-Za-z0-9'.,:;!?-]+){2,}/g;
-
-function decode(s: string): string {
-  try {
-    return decodeURIComponent(s.replace(/\+/g, ' '));
-  } catch {
-    return s;
-  }
-}
-
-/** Base64 (either alphabet) or hex that decodes to text: an encoded message, not a hash or an id. */
-function decodesToText(run: string, hex: boolean): boolean {
-  const bytes = hex ? Buffer.from(run, 'hex') : Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-  return bytes.length >= 8 && isUtf8(bytes) && mostlyPrintable(bytes.toString('utf8'));
-}
-
-/** Characters of one URL part (a query key or value, the fragment, a path segment) that look like data. */
-export function dataChars(part: string): number {
-  const text = decode(part);
-  let n = 0;
-  for (const m of text.matchAll(WORDS)) n = Math.max(n, m[0].length);
-  let encoded = 0;
-  for (const m of text.matchAll(BASE64)) {
-    const t = m[0].replace(/=+$/, '');
-    if (/[A-Z]/.test(t) && /[a-z]/.test(t) && decodesToText(t.slice(0, t.length - (t.length % 4 === 1 ? 1 : 0)), false)) encoded += t.length;
-  }
-  for (const m of text.matchAll(HEX)) if (decodesToText(m[0], true)) encoded += m[0].length;
-  return Math.max(n, encoded);
-}
-
-export function hostAllowed(host: string, allow: string[]): boolean {
-  const h = host.toLowerCase().replace(/\.$/, '');
-  for (const a of allow) {
-    const e = a.toLowerCase().replace(/\.$/, '');
-    if (e.startsWith('*.')) {
-      if (h.endsWith(e.slice(1))) return true;
-    } else if (h === e) return true;
-  }
-  return false;
 }
 
 /** The data a URL carries to a host not on the allow list, in characters (0: none or allowed). */

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import plugin, { shannonEntropy, secretsGate, hasTokenRun, SECRET_KINDS } from './index.js';
+import { hasTokenRun, SECRET_KINDS, secretsGate } from '../../src/scanning/secret-kinds.js';
+import plugin, { shannonEntropy } from './index.js';
 import { makeInput } from '../testing-input.js';
 import type { Finding } from '../../src/scanning/types.js';
 

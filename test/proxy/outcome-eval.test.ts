@@ -20,10 +20,13 @@ import { CapturedEvents, startHarness, type Harness } from '../support/proxy-har
  * stopped when Warden answers an error (input or output blocked); a benign answer must arrive
  * byte for byte (content and tool calls). Prints the table; asserts >= 90 % stopped and
  * >= 97 % delivered unchanged per kind and per language by the output side (of the benign
- * requests the input scan let through); overall, with the input scan's own false positives
- * (the shipped classifier on some Spanish and Russian payment requests), the bar held is 95 %
- * and the table reports them: the outcome guards act on the answer. In-sample: the guards were
- * written with this set in view.
+ * requests the input scan let through); overall, with the input scan's own false positives,
+ * the bar held is 95 % and the table reports them: the outcome guards act on the answer. Those
+ * are the shipped classifier's on benign payment requests with a printed IBAN (two Spanish, one
+ * Russian blocked): its digit n-grams (`0000 0000`, `00 0`) add about +6 to the logit, learned
+ * from a corpus where 96 of 100 training rows with such digit groups are attacks (docs/proxy.md,
+ * "Measured"). 97 % overall waits for that fix. In-sample: the guards were written with this set
+ * in view.
  */
 
 function pieces(text: string, seed: number): string[] {

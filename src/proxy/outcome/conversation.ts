@@ -13,8 +13,9 @@ export interface Conversation {
   user: string[];
   /** Tool definitions: names, descriptions, parameter schemas as JSON. */
   toolDefs: { name: string; description: string; schema: string }[];
-  /** Tool and function results, each with the name of the tool that produced it when known. */
-  toolResults: { tool: string | null; text: string; json: unknown }[];
+  /** Tool and function results, each with the name of the tool that produced it when known,
+   * and its JSON when it is JSON (parsed on first use). */
+  toolResults: { tool: string | null; text: string; readonly json: unknown }[];
   /** Earlier assistant turns (content and tool-call arguments). */
   assistant: string[];
 }
@@ -36,6 +37,17 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+function toolResult(tool: string | null, text: string): Conversation['toolResults'][number] {
+  let json: { value: unknown } | null = null;
+  return {
+    tool,
+    text,
+    get json() {
+      return (json ??= { value: parseJson(text) }).value;
+    },
+  };
 }
 
 export function readConversation(req: ChatRequest): Conversation {
@@ -63,7 +75,7 @@ export function readConversation(req: ChatRequest): Conversation {
       case 'tool':
       case 'function': {
         const tool = m.role === 'function' ? (m.name ?? null) : (callTool.get(String(m.tool_call_id ?? '')) ?? m.name ?? null);
-        if (text) c.toolResults.push({ tool, text, json: parseJson(text) });
+        if (text) c.toolResults.push(toolResult(tool, text));
         break;
       }
     }

@@ -1,4 +1,4 @@
-import { fold } from './text.js';
+import { fold, matchesOf } from './text.js';
 
 /**
  * Destination-like values in a tool call's arguments: where a send, payment, post, fetch,
@@ -76,16 +76,16 @@ export function destinations(args: string, kind: 'sink_text' | 'sink_command'): 
     const content = CONTENT_KEYS.test(key);
     if (content && kind !== 'sink_command') continue;
     let shaped = false;
-    for (const m of text.matchAll(EMAIL)) {
+    for (const m of matchesOf(EMAIL, text)) {
       add({ kind: 'email', value: m[0], argument });
       shaped = true;
     }
-    for (const m of text.matchAll(URL_RE)) {
+    for (const m of matchesOf(URL_RE, text)) {
       add({ kind: 'url', value: m[0].replace(/[.,;:!?]+$/, ''), argument });
       shaped = true;
     }
     if (content) continue;
-    for (const m of text.matchAll(IBAN)) {
+    for (const m of matchesOf(IBAN, text)) {
       add({ kind: 'iban', value: m[0], argument });
       shaped = true;
     }
@@ -94,7 +94,7 @@ export function destinations(args: string, kind: 'sink_text' | 'sink_command'): 
       shaped = true;
     }
     if (!shaped && PHONE_KEYS.test(key)) {
-      for (const m of text.matchAll(PHONE)) {
+      for (const m of matchesOf(PHONE, text)) {
         add({ kind: 'phone', value: m[0], argument });
         shaped = true;
       }
@@ -104,7 +104,7 @@ export function destinations(args: string, kind: 'sink_text' | 'sink_command'): 
       shaped = true;
     }
     if (!shaped && (PATH_KEYS.test(key) || kind === 'sink_command')) {
-      for (const m of text.matchAll(PATH)) {
+      for (const m of matchesOf(PATH, text)) {
         add({ kind: 'path', value: m[1]!, argument });
         shaped = true;
       }

@@ -1,4 +1,4 @@
-import { compact, tokens, words, type AnswerViews } from './text.js';
+import { compact, foldedWords, repeats, reversed, tokens, words, type AnswerViews } from './text.js';
 
 /**
  * System-prompt leakage: how much of the system and developer turns an answer reproduces.
@@ -49,6 +49,9 @@ export const DEFAULT_LEAKAGE: LeakageOptions = {
 };
 
 const K = 12;
+const isAsciiAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+const ASCII_NOT_WORD = /[^A-Za-z0-9]+/;
+const NON_ASCII = /[^\x00-\x7f]/;
 const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 export interface LeakageEvidence {
@@ -62,10 +65,15 @@ export interface LeakageEvidence {
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(Math.max(v, lo), hi);
 
-/** B^(K-1) for the rolling hash (32-bit). */
+/** The rolling hash (32-bit): B, its powers B^0..B^(K-1), B^(K-1), and B's inverse mod 2^32
+ * (B is odd), with which the hash a run would have written backwards rolls as well. */
 const B = 31;
-let BK = 1;
-for (let i = 1; i < K; i++) BK = Math.imul(BK, B);
+const POW = new Int32Array(K);
+POW[0] = 1;
+for (let i = 1; i < K; i++) POW[i] = Math.imul(POW[i - 1]!, B);
+const BK = POW[K - 1]!;
+let BINV = B;
+for (let i = 0; i < 5; i++) BINV = Math.imul(BINV, (2 - Math.imul(B, BINV)) | 0);
 
 /** Calls `f(start, hash)` for every K-character run of `s` that holds no NUL (the separator
  * between system turns): a rolling hash, so no substring is built per position. */
@@ -86,6 +94,119 @@ function sameRun(a: string, ai: number, b: string, bi: number): boolean {
   return true;
 }
 
+/** Whether a's run at ai is b's run at bi written backwards. */
+function sameRunReversed(a: string, ai: number, b: string, bi: number): boolean {
+  for (let k = 0; k < K; k++) if (a.charCodeAt(ai + k) !== b.charCodeAt(bi + K - 1 - k)) return false;
+  return true;
+}
+
+const SURROGATE = /[\ud800-\udfff]/;
+
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+
+/** FNV-1a of a string's UTF-16 units from `start` to `end`, continuing from `h`. */
+function fnv(s: string, start: number, end: number, h = FNV_OFFSET): number {
+  for (let i = start; i < end; i++) h = Math.imul(h ^ s.charCodeAt(i), FNV_PRIME);
+  return h;
+}
+
+/** The words of one answer text, as shinglesOfAscii reads them (reused: grown, never shrunk).
+ * `merged`: a run of numbers made one word (`49 30`), whose string is its runs joined by spaces. */
+function scratchWords(size: number) {
+  return { hashes: new Int32Array(size), starts: new Int32Array(size), ends: new Int32Array(size), merged: new Uint8Array(size) };
+}
+let wordScratch = scratchWords(1024);
+
+/** A set of 32-bit integers (open addressing in a typed array, a quarter full at most). */
+class Int32Set {
+  private readonly keys: Int32Array;
+  private readonly used: Uint8Array;
+  private readonly mask: number;
+  private readonly shift: number;
+
+  constructor(values: number[]) {
+    let bits = 4;
+    while (1 << bits < values.length * 4) bits++;
+    this.mask = (1 << bits) - 1;
+    this.shift = 32 - bits;
+    this.keys = new Int32Array(1 << bits);
+    this.used = new Uint8Array(1 << bits);
+    for (const v of values) {
+      const i = this.slot(v);
+      this.keys[i] = v;
+      this.used[i] = 1;
+    }
+  }
+
+  private slot(v: number): number {
+    let i = Math.imul(v, 0x9e3779b1) >>> this.shift;
+    while (this.used[i] === 1 && this.keys[i] !== v) i = (i + 1) & this.mask;
+    return i;
+  }
+
+  has(v: number): boolean {
+    return this.used[this.slot(v)] === 1;
+  }
+}
+
+/** At most this many places of the prompt are kept per hash (a run repeated more often is still covered there). */
+const PER_HASH = 8;
+
+/**
+ * The prompt's 12-character runs by rolling hash → where they start, in prompt order, at most
+ * PER_HASH per hash: an open-addressing table in typed arrays (a hash is not a small integer,
+ * and a Map of them boxes every key), and a chain of places through `next`.
+ */
+class GramIndex {
+  private readonly mask: number;
+  private readonly shift: number;
+  private readonly keys: Int32Array;
+  /** First and last place of each slot's chain (-1: empty slot), and its length. */
+  private readonly heads: Int32Array;
+  private readonly tails: Int32Array;
+  private readonly counts: Uint8Array;
+  /** The next place with the same hash (-1: none). */
+  readonly next: Int32Array;
+
+  constructor(places: number) {
+    let bits = 4;
+    // A quarter full at most: most runs of an answer are not in the prompt, and a miss ends at an empty slot.
+    while (1 << bits < places * 4) bits++;
+    this.mask = (1 << bits) - 1;
+    this.shift = 32 - bits;
+    this.keys = new Int32Array(1 << bits);
+    this.heads = new Int32Array(1 << bits).fill(-1);
+    this.tails = new Int32Array(1 << bits);
+    this.counts = new Uint8Array(1 << bits);
+    this.next = new Int32Array(Math.max(places, 0)).fill(-1);
+  }
+
+  private slot(h: number): number {
+    let i = Math.imul(h, 0x9e3779b1) >>> this.shift;
+    while (this.heads[i] !== -1 && this.keys[i] !== h) i = (i + 1) & this.mask;
+    return i;
+  }
+
+  add(h: number, at: number): void {
+    const i = this.slot(h);
+    if (this.heads[i] === -1) {
+      this.keys[i] = h;
+      this.heads[i] = this.tails[i] = at;
+      this.counts[i] = 1;
+    } else if (this.counts[i]! < PER_HASH) {
+      this.next[this.tails[i]!] = at;
+      this.tails[i] = at;
+      this.counts[i]!++;
+    }
+  }
+
+  /** The first place of a run with this hash, or -1 (then `next` from there). */
+  first(h: number): number {
+    return this.heads[this.slot(h)]!;
+  }
+}
+
 /** Tokens that survive translation: anything with a digit, @, _, or a camel/upper-case code. */
 export function rareTokens(text: string): string[] {
   const out = new Set<string>();
@@ -98,41 +219,46 @@ export function rareTokens(text: string): string[] {
   return [...out];
 }
 
-export class LeakageMeter {
-  private readonly shingles = new Set<string>();
-  private readonly matchedShingles = new Set<string>();
-  private readonly prompt: string;
+/**
+ * What the leakage measures need of one system prompt: built once per distinct prompt and
+ * options (prompt-facts.ts keeps it for the requests that send the same prompt), read only.
+ */
+export class LeakageProfile {
+  /** Word 3-grams of the prompt, and the words they are made of (a cheap test before a 3-gram is built). */
+  readonly shingles = new Set<string>();
+  readonly promptWords = new Set<string>();
+  /** fnv() of each prompt word: an ASCII answer's words are looked up by hash before a string is built. */
+  readonly wordHashes: Int32Set;
+  /** The letters-only prompt, system turns joined by NUL. */
+  readonly prompt: string;
   /** Rolling hash of each 12-character run of the prompt → where it starts (verified on a hit). */
-  private readonly grams = new Map<number, number[]>();
-  private readonly covered: Uint8Array;
+  readonly grams: GramIndex;
   /** Weight of each prompt character: 3 for a character of a script without spaces (one such
-   * character carries about what three Latin letters do), else 1. */
-  private readonly weight: Uint8Array;
-  private coveredCount = 0;
-  private readonly rare: string[];
-  private readonly matchedRare = new Set<string>();
-  /** Letters and digits of answer seen so far (windows overlap: an upper bound). */
-  private answerChars = 0;
-  private readonly shingleNeed: number;
-  private readonly charNeed: number;
-  private readonly rareNeed: number;
+   * character carries about what three Latin letters do), else 1; and their sum. */
+  readonly weight: Uint8Array;
+  readonly totalWeight: number;
+  readonly rare: string[];
+  readonly shingleNeed: number;
+  readonly charNeed: number;
+  readonly rareNeed: number;
 
-  constructor(systemTexts: string[], private readonly opts: LeakageOptions = DEFAULT_LEAKAGE) {
+  constructor(systemTexts: readonly string[], opts: LeakageOptions = DEFAULT_LEAKAGE) {
     for (const t of systemTexts) {
       const w = words(t);
+      for (const x of w) this.promptWords.add(x);
       for (let i = 0; i + 3 <= w.length; i++) this.shingles.add(`${w[i]} ${w[i + 1]} ${w[i + 2]}`);
     }
+    this.wordHashes = new Int32Set([...this.promptWords].map((w) => fnv(w, 0, w.length)));
     this.prompt = systemTexts.map(compact).join('\u0000');
-    forEachGram(this.prompt, (i, h) => {
-      const list = this.grams.get(h);
-      if (list) {
-        if (list.length < 8) list.push(i);
-      } else this.grams.set(h, [i]);
-    });
-    this.covered = new Uint8Array(this.prompt.length);
-    this.weight = new Uint8Array(this.prompt.length);
-    let L = 0;
-    for (let i = 0; i < this.prompt.length; i++) L += this.weight[i] = CJK_CHAR.test(this.prompt[i]!) ? 3 : 1;
+    const grams = (this.grams = new GramIndex(this.prompt.length - K + 1));
+    forEachGram(this.prompt, (i, h) => grams.add(h, i));
+    this.weight = new Uint8Array(this.prompt.length).fill(1);
+    let L = this.prompt.length;
+    if (CJK_CHAR.test(this.prompt)) {
+      L = 0;
+      for (let i = 0; i < this.prompt.length; i++) L += this.weight[i] = CJK_CHAR.test(this.prompt[i]!) ? 3 : 1;
+    }
+    this.totalWeight = L;
     this.rare = rareTokens(systemTexts.join('\n'));
     const T = this.shingles.size;
     this.shingleNeed = T < 8 ? Infinity : T < opts.min_shingles ? Math.max(8, Math.ceil(0.8 * T)) : clamp(Math.ceil(opts.min_fraction * T), opts.min_shingles, Math.max(opts.min_shingles, opts.max_shingles));
@@ -144,46 +270,196 @@ export class LeakageMeter {
   get active(): boolean {
     return this.shingleNeed !== Infinity || this.charNeed !== Infinity;
   }
+}
 
-  /** Adds what this piece of answer reproduces; the evidence once a threshold is reached. */
+/** One request's leakage: what its answer reproduced of the prompt so far. */
+export class LeakageMeter {
+  private readonly matchedShingles = new Set<string>();
+  /** Which prompt characters an answer run covered (made on the first: most answers cover none). */
+  private covered: Uint8Array | null = null;
+  private coveredCount = 0;
+  private readonly matchedRare = new Set<string>();
+  /** Letters and digits of answer seen so far (windows overlap: an upper bound). */
+  private answerChars = 0;
+
+  constructor(private readonly p: LeakageProfile) {}
+
+  /** Adds what this piece of answer reproduces; the evidence once a threshold is reached. A view
+   * the same as an earlier one adds nothing, so it is not read again. */
   observe(views: AnswerViews): LeakageEvidence | null {
+    const p = this.p;
     const kinds = views.kinds;
     let hit: LeakageEvidence | null = null;
-    views.folded.forEach((t, vi) => {
-      const w = words(t);
-      for (let i = 0; i + 3 <= w.length; i++) {
-        const s = `${w[i]} ${w[i + 1]} ${w[i + 2]}`;
-        if (this.shingles.has(s)) this.matchedShingles.add(s);
-      }
-      if (!hit && this.matchedShingles.size >= this.shingleNeed) hit = { measure: 'word_shingles', matched: this.matchedShingles.size, needed: this.shingleNeed, of: this.shingles.size, view: kinds[vi] ?? 'original' };
-    });
-    if (hit) return hit;
-    views.compacts.forEach((c, ci) => {
-      forEachGram(c, (i, h) => {
-        const at = this.grams.get(h);
-        if (!at) return;
-        for (const p of at) {
-          if (!sameRun(this.prompt, p, c, i)) continue;
-          for (let j = p; j < p + K; j++) {
-            if (this.covered[j] === 0) {
-              this.covered[j] = 1;
-              this.coveredCount += this.weight[j]!;
-            }
-          }
+    for (let vi = 0; vi < views.folded.length && !hit; vi++) {
+      if (repeats(views.folded, vi)) continue;
+      if (views.ascii[vi]) this.shinglesOfAscii(views.folded[vi]!);
+      else {
+        const w = foldedWords(views.folded[vi]!, false);
+        for (let i = 0; i + 3 <= w.length; i++) {
+          if (!p.promptWords.has(w[i + 2]!) || !p.promptWords.has(w[i + 1]!) || !p.promptWords.has(w[i]!)) continue;
+          const s = `${w[i]} ${w[i + 1]} ${w[i + 2]}`;
+          if (p.shingles.has(s)) this.matchedShingles.add(s);
         }
-      });
-      const kind = `${kinds[ci >> 1] ?? 'original'}${ci % 2 ? '/reversed' : ''}`;
-      if (!hit && this.coveredCount >= this.charNeed) hit = { measure: 'characters', matched: this.coveredCount, needed: this.charNeed, of: this.weight.reduce((a, b) => a + b, 0), view: kind };
-    });
+      }
+      if (this.matchedShingles.size >= p.shingleNeed) hit = { measure: 'word_shingles', matched: this.matchedShingles.size, needed: p.shingleNeed, of: p.shingles.size, view: kinds[vi] ?? 'original' };
+    }
+    if (hit) return hit;
+    // Each view forwards, then backwards (a prompt written in reverse).
+    for (let vi = 0; vi < views.compacts.length && !hit; vi++) {
+      if (repeats(views.compacts, vi)) continue;
+      const [forwards, backwards] = this.runsIn(views.compacts[vi]!, views.ascii[vi]!);
+      for (const at of forwards) this.mark(at);
+      if (this.coveredCount >= p.charNeed) hit = { measure: 'characters', matched: this.coveredCount, needed: p.charNeed, of: p.totalWeight, view: kinds[vi] ?? 'original' };
+      if (hit) break;
+      for (const at of backwards) this.mark(at);
+      if (this.coveredCount >= p.charNeed) hit = { measure: 'characters', matched: this.coveredCount, needed: p.charNeed, of: p.totalWeight, view: `${kinds[vi] ?? 'original'}/reversed` };
+    }
     this.answerChars += views.compacts[0]?.length ?? 0;
     // A recital is about as long as the prompt (a translation into Chinese about a third of it):
     // a short answer quoting a few numbers is not one.
-    if (hit || this.rareNeed === Infinity || this.answerChars < this.prompt.length * 0.3) return hit;
-    const answerWords = new Set<string>();
-    for (const t of views.texts) for (const raw of tokens(t)) answerWords.add(compact(raw));
+    if (hit || p.rareNeed === Infinity || this.answerChars < p.prompt.length * 0.3) return hit;
     const joined = views.compacts[0] ?? '';
-    for (const r of this.rare) if (answerWords.has(r) || (r.length >= 6 && joined.includes(r))) this.matchedRare.add(r);
-    if (this.matchedRare.size >= this.rareNeed) return { measure: 'rare_tokens', matched: this.matchedRare.size, needed: this.rareNeed, of: this.rare.length, view: 'original' };
+    for (const r of this.rareAsTokens(views.texts)) this.matchedRare.add(r);
+    for (const r of p.rare) if (r.length >= 6 && joined.includes(r)) this.matchedRare.add(r);
+    if (this.matchedRare.size >= p.rareNeed) return { measure: 'rare_tokens', matched: this.matchedRare.size, needed: p.rareNeed, of: p.rare.length, view: 'original' };
     return null;
   }
+
+  /**
+   * The prompt's rare tokens that are, letters and digits folded, a whitespace-separated token of
+   * one of the texts (tokens(), compact()). An ASCII text is read by char code: each token's
+   * folded letters and digits hashed, and its string built only when the hash is a rare token's.
+   */
+  private rareAsTokens(texts: string[]): Set<string> {
+    const rare = new Set(this.p.rare);
+    const found = new Set<string>();
+    const byHash = new Set(this.p.rare.map((r) => fnv(r, 0, r.length)));
+    for (const t of texts) {
+      if (NON_ASCII.test(t)) {
+        for (const raw of tokens(t)) {
+          const c = compact(raw);
+          if (rare.has(c)) found.add(c);
+        }
+        continue;
+      }
+      let start = -1;
+      let h = FNV_OFFSET;
+      for (let i = 0; i <= t.length; i++) {
+        const c = i < t.length ? t.charCodeAt(i) : 32;
+        // split(/\s+/) in ASCII: tab, line feed, vertical tab, form feed, carriage return, space.
+        if (c === 32 || (c >= 9 && c <= 13)) {
+          if (start >= 0 && byHash.has(h)) {
+            const token = compact(t.slice(start, i));
+            if (rare.has(token)) found.add(token);
+          }
+          start = -1;
+          h = FNV_OFFSET;
+          continue;
+        }
+        if (start < 0) start = i;
+        if (isAsciiAlnum(c)) h = Math.imul(h ^ (c >= 65 && c <= 90 ? c + 32 : c), FNV_PRIME);
+      }
+    }
+    return found;
+  }
+
+  /**
+   * The prompt's word 3-grams in a folded ASCII text, as foldedWords() would give its words (a
+   * run of numbers is one word), read by char code: each word's hash is looked up first, and
+   * the strings are built only where all three words are the prompt's.
+   */
+  private shinglesOfAscii(t: string): void {
+    const { wordHashes, shingles } = this.p;
+    const n = t.length;
+    if (wordScratch.hashes.length < (n >> 1) + 1) wordScratch = scratchWords((n >> 1) + 1);
+    const { hashes, starts, ends, merged } = wordScratch;
+    let count = 0;
+    let start = -1;
+    let h = 0;
+    let digits = true;
+    let lastDigits = false;
+    for (let i = 0; i <= n; i++) {
+      const c = i < n ? t.charCodeAt(i) : 0;
+      if (isAsciiAlnum(c)) {
+        if (start < 0) {
+          start = i;
+          h = FNV_OFFSET;
+          digits = true;
+        }
+        h = Math.imul(h ^ c, FNV_PRIME);
+        if (c > 57) digits = false;
+      } else if (start >= 0) {
+        if (digits && lastDigits) {
+          // A run of numbers is one word (foldedWords): `49 30`, hashed with the space.
+          hashes[count - 1] = fnv(t, start, i, Math.imul(hashes[count - 1]! ^ 32, FNV_PRIME));
+          ends[count - 1] = i;
+          merged[count - 1] = 1;
+        } else {
+          hashes[count] = h;
+          starts[count] = start;
+          ends[count] = i;
+          merged[count] = 0;
+          count++;
+        }
+        lastDigits = digits;
+        start = -1;
+      }
+    }
+    const word = (k: number) => (merged[k] ? t.slice(starts[k], ends[k]).split(ASCII_NOT_WORD).join(' ') : t.slice(starts[k], ends[k]));
+    for (let k = 0; k + 3 <= count; k++) {
+      if (!wordHashes.has(hashes[k + 2]!) || !wordHashes.has(hashes[k + 1]!) || !wordHashes.has(hashes[k]!)) continue;
+      const s = `${word(k)} ${word(k + 1)} ${word(k + 2)}`;
+      if (shingles.has(s)) this.matchedShingles.add(s);
+    }
+  }
+
+  /**
+   * Where the prompt has a 12-character run of `c`, and where it has one of `c` written
+   * backwards, in one pass: beside the rolling hash of each run, the hash the run written
+   * backwards would have (sum of c[start + m] * B^m, rolled with B's inverse), so the answer is
+   * not reversed. A text with surrogates is reversed by code point instead (a pair stays in order).
+   */
+  private runsIn(c: string, ascii: boolean): [number[], number[]] {
+    const { prompt, grams } = this.p;
+    const forwards: number[] = [];
+    const backwards: number[] = [];
+    const byHash = ascii || !SURROGATE.test(c);
+    let h = 0;
+    let g = 0;
+    let lastNul = -1;
+    for (let i = 0; i < c.length; i++) {
+      const ch = c.charCodeAt(i);
+      if (ch === 0) lastNul = i;
+      if (i < K) {
+        h = (Math.imul(h, B) + ch) | 0;
+        g = (g + Math.imul(ch, POW[i]!)) | 0;
+      } else {
+        const gone = c.charCodeAt(i - K);
+        h = (Math.imul((h - Math.imul(gone, BK)) | 0, B) + ch) | 0;
+        g = (Math.imul((g - gone) | 0, BINV) + Math.imul(ch, BK)) | 0;
+      }
+      if (i < K - 1 || lastNul > i - K) continue;
+      const start = i - K + 1;
+      for (let at = grams.first(h); at !== -1; at = grams.next[at]!) if (sameRun(prompt, at, c, start)) forwards.push(at);
+      if (byHash) for (let at = grams.first(g); at !== -1; at = grams.next[at]!) if (sameRunReversed(prompt, at, c, start)) backwards.push(at);
+    }
+    if (!byHash) {
+      const r = reversed(c);
+      forEachGram(r, (start, hash) => {
+        for (let at = grams.first(hash); at !== -1; at = grams.next[at]!) if (sameRun(prompt, at, r, start)) backwards.push(at);
+      });
+    }
+    return [forwards, backwards];
+  }
+
+  private mark(p: number): void {
+    const covered = (this.covered ??= new Uint8Array(this.p.prompt.length));
+    for (let j = p; j < p + K; j++) {
+      if (covered[j] === 0) {
+        covered[j] = 1;
+        this.coveredCount += this.p.weight[j]!;
+      }
+    }
+  }
+
 }

@@ -1,4 +1,4 @@
-import { dataChars, hostAllowed } from '../../../plugins/exfil-links/index.js';
+import { dataChars, hostAllowed } from '../../scanning/url-data.js';
 import type { Conversation } from './conversation.js';
 import { rareTokens } from './leakage.js';
 import type { ProtectedValue } from './protected.js';
@@ -87,7 +87,7 @@ export class ExfilChecker {
 
   constructor(
     conv: Conversation,
-    protectedValues: ProtectedValue[],
+    protectedValues: readonly ProtectedValue[],
     private readonly allow: string[],
   ) {
     const trusted = [...conv.system, ...conv.user];

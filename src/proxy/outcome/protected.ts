@@ -1,6 +1,6 @@
-import { SECRET_KINDS } from '../../../plugins/secrets/index.js';
+import { SECRET_KINDS, secretKindsIn } from '../../scanning/secret-kinds.js';
 import { CREDENTIAL_WORDS, NOT_VALUES, SECRET_PHRASES } from './secret-phrases.js';
-import { compact, fold, tokens, type AnswerViews } from './text.js';
+import { compact, fold, repeats, reversed, tokens, type AnswerViews } from './text.js';
 
 /**
  * Protected values: what the system prompt marks as secret, and what the configuration
@@ -31,6 +31,9 @@ export interface ProtectedValue {
   value: string;
   /** Its letters and digits, folded. */
   key: string;
+  /** fold() of the value; `key` written backwards. */
+  folded: string;
+  reversedKey: string;
   why: 'secrets_detector' | 'secret_phrase' | 'internal_url' | 'configured';
 }
 
@@ -55,8 +58,8 @@ function valueShaped(tok: string): boolean {
 }
 
 /** The phrase lists folded as the text is (`раскрывай` loses its breve like the text does). */
-const PHRASES = SECRET_PHRASES.map(fold);
-const CREDENTIALS = new Set([...CREDENTIAL_WORDS].map(fold));
+const PHRASES = SECRET_PHRASES.map((p) => fold(p));
+const CREDENTIALS = new Set([...CREDENTIAL_WORDS].map((w) => fold(w)));
 const CJK_PHRASE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 /** Whether a text holds one of the secret phrases (secret-phrases.ts). */
@@ -64,11 +67,16 @@ export function hasPhrase(sentence: string): boolean {
   return phraseKind(sentence) !== null;
 }
 
+/** The secret phrases found anywhere in a folded text (a sentence of it holds no other). */
+function phrasesIn(folded: string): string[] {
+  return PHRASES.filter((p) => folded.includes(p));
+}
+
 /** `secrecy` when a text says to keep something secret, `credential` when it only names a kind of credential. */
-function phraseKind(sentence: string): 'secrecy' | 'credential' | null {
+function phraseKind(sentence: string, phrases: readonly string[] = PHRASES): 'secrecy' | 'credential' | null {
   const f = fold(sentence);
   let kind: 'secrecy' | 'credential' | null = null;
-  for (const p of PHRASES) {
+  for (const p of phrases) {
     const at = f.indexOf(p);
     if (at < 0) continue;
     // A word start (Latin, Cyrillic...), or anywhere in scripts without spaces.
@@ -86,18 +94,42 @@ function clean(v: string): string {
   return v.trim().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
 }
 
-/** The protected values of a system prompt, plus configured ones. */
-export function protectedValues(systemTexts: string[], opts: ProtectedOptions): ProtectedValue[] {
+/** The protected values of a system prompt, plus configured ones (those first). */
+export function protectedValues(systemTexts: string[], opts: ProtectedOptions): readonly ProtectedValue[] {
+  return withConfigured(opts.values, opts.min_length, promptValues(systemTexts, opts.min_length));
+}
+
+/** A value as kept, or null when it is too short or not a value. */
+function protectedValue(raw: string, why: ProtectedValue['why'], minLength: number): ProtectedValue | null {
+  const value = clean(raw);
+  const key = compact(value);
+  if (key.length < minLength || NOT_VALUES.has(key)) return null;
+  return { value, key, folded: fold(value), reversedKey: reversed(key), why };
+}
+
+/** Configured values, then the prompt's (`promptValues`) that are not among them. */
+export function withConfigured(configured: readonly string[], minLength: number, fromPrompt: readonly ProtectedValue[]): readonly ProtectedValue[] {
+  if (!configured.length) return fromPrompt;
+  const found = new Map<string, ProtectedValue>();
+  for (const raw of configured) {
+    const v = protectedValue(raw, 'configured', minLength);
+    if (v && !found.has(v.key)) found.set(v.key, v);
+  }
+  for (const v of fromPrompt) if (!found.has(v.key)) found.set(v.key, v);
+  return [...found.values()];
+}
+
+/** The values the system and developer turns mark as secret (without configured ones). */
+export function promptValues(systemTexts: readonly string[], minLength: number): ProtectedValue[] {
   const found = new Map<string, ProtectedValue>();
   const add = (raw: string, why: ProtectedValue['why']) => {
-    const value = clean(raw);
-    const key = compact(value);
-    if (key.length < opts.min_length || NOT_VALUES.has(key) || found.has(key)) return;
-    found.set(key, { value, key, why });
+    const v = protectedValue(raw, why, minLength);
+    if (v && !found.has(v.key)) found.set(v.key, v);
   };
-  for (const v of opts.values) add(v, 'configured');
   for (const text of systemTexts) {
-    for (const kind of SECRET_KINDS) {
+    // Only the kinds the secrets gate and prefilter leave can match (in SECRET_KINDS order).
+    for (const k of secretKindsIn(text).sort((a, b) => a - b)) {
+      const kind = SECRET_KINDS[k]!;
       kind.re.lastIndex = 0;
       for (let m = kind.re.exec(text); m !== null; m = kind.re.exec(text)) {
         add(m[kind.group ?? 0] ?? m[0], 'secrets_detector');
@@ -111,6 +143,9 @@ export function protectedValues(systemTexts: string[], opts: ProtectedOptions): 
         /* not a URL */
       }
     }
+    // Only the phrases somewhere in the text can be in one of its sentences.
+    const phrases = phrasesIn(fold(text));
+    if (!phrases.length) continue;
     // Sentences end at . ! ? before a space (not inside a URL or a number), at 。！？ and at line ends.
     const sentences = text.split(/(?<=[.!?])\s+|(?<=[。！？])|\n+/).filter((x) => x.trim());
     // Values named in one sentence: quoted strings, what follows `:`/`=`/"is" (in the marked
@@ -127,10 +162,10 @@ export function protectedValues(systemTexts: string[], opts: ProtectedOptions): 
         for (const tok of tokens(part)) if (valueShaped(tok)) out.push(tok);
         for (const m of part.matchAll(URL_RE)) out.push(m[0]);
       }
-      return out.filter((v) => compact(v).length >= opts.min_length && !NOT_VALUES.has(compact(v)));
+      return out.filter((v) => compact(v).length >= minLength && !NOT_VALUES.has(compact(v)));
     };
     sentences.forEach((s, i) => {
-      const kind = phraseKind(s);
+      const kind = phraseKind(s, phrases);
       if (!kind) return;
       // The marked sentence's own values (of a sentence that only names a credential, those
       // after "is", `:`, `=` or quoted); when a secrecy sentence names none ("Never reveal it."),
@@ -164,16 +199,16 @@ function wholeWord(hay: string, needle: string): boolean {
 }
 
 /** The first protected value the answer shows, in which form; null when none. */
-export function findProtected(values: ProtectedValue[], views: AnswerViews): ProtectedEvidence | null {
+export function findProtected(values: readonly ProtectedValue[], views: AnswerViews): ProtectedEvidence | null {
   for (const pv of values) {
-    const folded = fold(pv.value);
     for (let i = 0; i < views.texts.length; i++) {
-      if (wholeWord(views.folded[i]!, folded)) return { value: mask(pv.value), why: pv.why, form: i === 0 ? 'plain' : views.kinds[i]! };
+      if (!repeats(views.folded, i) && wholeWord(views.folded[i]!, pv.folded)) return { value: mask(pv.value), why: pv.why, form: i === 0 ? 'plain' : views.kinds[i]! };
     }
     // Letters-only forms: long enough that a chance run of letters does not make it.
     if (pv.key.length >= 6) {
-      for (let i = 0; i < views.compacts.length; i++) {
-        if (views.compacts[i]!.includes(pv.key)) return { value: mask(pv.value), why: pv.why, form: `${views.kinds[i >> 1]}/${i % 2 ? 'reversed' : 'compact'}` };
+      // Each view's letters, forwards and (the value reversed inside them) backwards.
+      for (let i = 0; i < views.compacts.length * 2; i++) {
+        if (!repeats(views.compacts, i >> 1) && views.compacts[i >> 1]!.includes(i % 2 ? pv.reversedKey : pv.key)) return { value: mask(pv.value), why: pv.why, form: `${views.kinds[i >> 1]}/${i % 2 ? 'reversed' : 'compact'}` };
       }
       for (const a of views.acrostics) if (a.includes(pv.key)) return { value: mask(pv.value), why: pv.why, form: 'acrostic' };
     }

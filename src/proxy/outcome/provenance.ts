@@ -1,6 +1,6 @@
 import type { Conversation } from './conversation.js';
 import { destinationKey, destinations, hostOf, type Destination } from './destinations.js';
-import { fold } from './text.js';
+import { fold, matchesOf } from './text.js';
 import { isSink, toolKind, type ToolKind } from './tool-kinds.js';
 
 /**
@@ -58,31 +58,54 @@ const NAME_KEYS = /^(name|full_name|fullname|display_name|displayname|contact|co
 const LINK_KEYS = /^(url|link|href|uri|source|source_url)$/i;
 const WEBMAIL = new Set(['gmail.com', 'googlemail.com', 'outlook.com', 'hotmail.com', 'live.com', 'yahoo.com', 'icloud.com', 'proton.me', 'protonmail.com', 'gmx.de', 'gmx.net', 'web.de', 'mail.ru', 'yandex.ru', 'qq.com', '163.com', 'aol.com']);
 
-interface Place {
-  origin: Origin;
-  tool?: string | null;
-  text: string;
-  /** The text folded, and its letters and digits only (upper case): numbers compare there. */
-  folded: string;
-  alnum: string;
+/** A text of the conversation by where it entered; its folded and letters-and-digits forms
+ * are read on first use (most requests look in a few of their texts, for one destination). */
+class Place {
+  private foldedCache: string | undefined;
+  private alnumCache: string | undefined;
+
+  constructor(
+    readonly origin: Origin,
+    readonly text: string,
+    readonly tool?: string | null,
+  ) {}
+
+  /** The text folded. */
+  get folded(): string {
+    return (this.foldedCache ??= fold(this.text));
+  }
+
+  /** Its letters and digits only (upper case): numbers compare there. */
+  get alnum(): string {
+    return (this.alnumCache ??= this.text.replace(/[^A-Za-z0-9]/g, '').toUpperCase());
+  }
 }
 
-function place(origin: Origin, text: string, tool?: string | null): Place {
-  return { origin, tool, text, folded: fold(text), alnum: text.replace(/[^A-Za-z0-9]/g, '').toUpperCase() };
-}
+/** A host name (after `@`, `//` or at a word start). */
+const NAMED_HOST = /(?:@|\/\/|\b)((?:[\p{L}\p{N}-]+\.)+\p{L}{2,})\b/gu;
+/** Two or more capitalised words in a row (a person's name), or a run of 2-6 Han, Hangul or Katakana characters. */
+const CAPITALISED_NAME = /\p{Lu}\p{Ll}+(?:[ -]\p{Lu}\p{Ll}+)+/gu;
+const CJK_NAME = /[\p{Script=Han}\p{Script=Hangul}\p{Script=Katakana}]{2,6}/gu;
 
-function seenIn(p: Place, d: Destination, key: string): boolean {
+/** Characters a RegExp reads as syntax (built once: see tool-kinds.ts CAMEL). */
+const REGEXP_SPECIAL = /[.*+?^${}()|[\]\\]/g;
+
+/** Whether a place holds a destination (in the form destinationKey gave it). */
+function seenIn(d: Destination, key: string): (p: Place) => boolean {
   switch (d.kind) {
     case 'iban':
     case 'account':
-      return key.length >= 6 && p.alnum.includes(key);
+      return (p) => key.length >= 6 && p.alnum.includes(key);
     case 'phone':
-      return key.length >= 7 && p.alnum.includes(key);
-    case 'name':
+      return (p) => key.length >= 7 && p.alnum.includes(key);
+    case 'name': {
+      if (key.length < 2) return () => false;
       // A whole word, where a neighbour of another script (a name inside Chinese text) is a boundary.
-      return key.length >= 2 && new RegExp(`(^|[^\\p{Script=Latin}\\p{Script=Cyrillic}\\p{Script=Greek}\\p{N}])${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\p{Script=Latin}\\p{Script=Cyrillic}\\p{Script=Greek}\\p{N}])`, 'u').test(p.folded);
+      const re = new RegExp(`(^|[^\\p{Script=Latin}\\p{Script=Cyrillic}\\p{Script=Greek}\\p{N}])${key.replace(REGEXP_SPECIAL, '\\$&')}($|[^\\p{Script=Latin}\\p{Script=Cyrillic}\\p{Script=Greek}\\p{N}])`, 'u');
+      return (p) => re.test(p.folded);
+    }
     default:
-      return p.folded.includes(key);
+      return (p) => p.folded.includes(key);
   }
 }
 
@@ -112,11 +135,11 @@ function flatText(v: unknown): string {
 export class Provenance {
   private readonly trusted: Place[];
   private readonly untrusted: Place[];
-  /** Tool-result texts the user's request licenses (reply senders, named records). */
-  private readonly licensed: Place[] = [];
-  /** Link fields of tool results, folded: a fetch may follow them unchanged. */
-  private readonly links = new Set<string>();
-  private readonly trustedHosts = new Set<string>();
+  /** Tool-result texts the user's request licenses (reply senders, named records), and the link
+   * fields of tool results, folded (a fetch may follow them unchanged): read on first need. */
+  private licenseCache: { licensed: Place[]; links: Set<string> } | null = null;
+  /** Hosts the system prompt or the user named (not public mail providers): read on first need. */
+  private hostsCache: Set<string> | null = null;
   private readonly toolDescriptions = new Map<string, string>();
 
   constructor(
@@ -124,23 +147,38 @@ export class Provenance {
     private readonly opts: ProvenanceOptions,
   ) {
     this.trusted = [
-      ...conv.system.map((t) => place('system', t)),
-      ...conv.user.map((t) => place('user', t)),
-      ...conv.toolDefs.map((t) => place('tool_definitions', `${t.name}\n${t.description}\n${t.schema}`)),
-      ...opts.trusted_destinations.filter((t) => !t.startsWith('*.')).map((t) => place('configuration', t)),
+      ...conv.system.map((t) => new Place('system', t)),
+      ...conv.user.map((t) => new Place('user', t)),
+      ...conv.toolDefs.map((t) => new Place('tool_definitions', `${t.name}\n${t.description}\n${t.schema}`)),
+      ...opts.trusted_destinations.filter((t) => !t.startsWith('*.')).map((t) => new Place('configuration', t)),
     ];
-    this.untrusted = [...conv.toolResults.map((r) => place('tool_result', r.text, r.tool)), ...conv.assistant.map((t) => place('assistant_history', t))];
+    this.untrusted = [...conv.toolResults.map((r) => new Place('tool_result', r.text, r.tool)), ...conv.assistant.map((t) => new Place('assistant_history', t))];
     for (const t of conv.toolDefs) this.toolDescriptions.set(t.name, t.description);
-    for (const p of [...conv.system, ...conv.user]) {
-      for (const m of p.matchAll(/(?:@|\/\/|\b)((?:[\p{L}\p{N}-]+\.)+\p{L}{2,})\b/gu)) {
-        const h = fold(m[1]!).replace(/^www\./, '');
-        if (!WEBMAIL.has(h)) this.trustedHosts.add(h);
-      }
-    }
-    this.license();
   }
 
-  private license(): void {
+  private get trustedHosts(): Set<string> {
+    if (this.hostsCache) return this.hostsCache;
+    const hosts = (this.hostsCache = new Set<string>());
+    for (const p of [...this.conv.system, ...this.conv.user]) {
+      for (const m of matchesOf(NAMED_HOST, p)) {
+        const h = fold(m[1]!).replace(/^www\./, '');
+        if (!WEBMAIL.has(h)) hosts.add(h);
+      }
+    }
+    return hosts;
+  }
+
+  private get licensed(): Place[] {
+    return (this.licenseCache ??= this.license()).licensed;
+  }
+
+  private get links(): Set<string> {
+    return (this.licenseCache ??= this.license()).links;
+  }
+
+  private license(): { licensed: Place[]; links: Set<string> } {
+    const licensed: Place[] = [];
+    const links = new Set<string>();
     const lastUser = this.conv.user[this.conv.user.length - 1] ?? '';
     const userFolded = fold(this.conv.user.join('\n'));
     const reply = REPLY.test(lastUser);
@@ -148,27 +186,28 @@ export class Provenance {
       if (r.json !== undefined) {
         for (const o of objects(r.json)) {
           for (const [k, v] of Object.entries(o)) {
-            if (reply && SENDER_KEYS.test(k)) this.licensed.push(place('tool_result', flatText(v), r.tool));
-            if (LINK_KEYS.test(k) && typeof v === 'string') this.links.add(fold(v).replace(/\/+$/, ''));
+            if (reply && SENDER_KEYS.test(k)) licensed.push(new Place('tool_result', flatText(v), r.tool));
+            if (LINK_KEYS.test(k) && typeof v === 'string') links.add(fold(v).replace(/\/+$/, ''));
             if (NAME_KEYS.test(k) && typeof v === 'string' && v.trim().length >= 3 && userFolded.includes(fold(v.trim()))) {
               // The record the user named: its own fields, not nested records.
-              this.licensed.push(place('tool_result', Object.values(o).filter((x) => typeof x !== 'object').map(flatText).join('\n'), r.tool));
+              licensed.push(new Place('tool_result', Object.values(o).filter((x) => typeof x !== 'object').map(flatText).join('\n'), r.tool));
             }
           }
         }
       } else {
         for (const line of r.text.split(/\r?\n/)) {
-          if (reply && SENDER_LINE.test(line)) this.licensed.push(place('tool_result', line, r.tool));
-          else if (this.namesUserWords(line, userFolded)) this.licensed.push(place('tool_result', line, r.tool));
+          if (reply && SENDER_LINE.test(line)) licensed.push(new Place('tool_result', line, r.tool));
+          else if (this.namesUserWords(line, userFolded)) licensed.push(new Place('tool_result', line, r.tool));
         }
       }
     }
+    return { licensed, links };
   }
 
   /** A line of a tool result that holds a name the user wrote: two capitalised words in a row, or one of 4+ letters in another script. */
   private namesUserWords(line: string, userFolded: string): boolean {
-    for (const m of line.matchAll(/\p{Lu}\p{Ll}+(?:[ -]\p{Lu}\p{Ll}+)+/gu)) if (userFolded.includes(fold(m[0]))) return true;
-    for (const m of line.matchAll(/[\p{Script=Han}\p{Script=Hangul}\p{Script=Katakana}]{2,6}/gu)) if (userFolded.includes(m[0])) return true;
+    for (const m of matchesOf(CAPITALISED_NAME, line)) if (userFolded.includes(fold(m[0]))) return true;
+    for (const m of matchesOf(CJK_NAME, line)) if (userFolded.includes(m[0])) return true;
     return false;
   }
 
@@ -184,12 +223,13 @@ export class Provenance {
     for (const d of destinations(call.arguments, kind === 'run' || kind === 'fetch' ? 'sink_command' : 'sink_text')) {
       const key = destinationKey(d);
       if (!key) continue;
-      if (this.trusted.some((p) => seenIn(p, d, key))) continue;
+      const holds = seenIn(d, key);
+      if (this.trusted.some(holds)) continue;
       const host = hostOf(d);
       if (host && (this.trustedHosts.has(host) || this.opts.trusted_destinations.some((t) => hostMatches(host, t)))) continue;
-      if (this.licensed.some((p) => seenIn(p, d, key))) continue;
+      if (this.licensed.some(holds)) continue;
       if (kind === 'fetch' && d.kind === 'url' && this.links.has(key)) continue;
-      const entered = this.untrusted.filter((p) => seenIn(p, d, key)).map((p) => (p.origin === 'tool_result' ? `tool_result:${p.tool ?? 'unknown'}` : p.origin));
+      const entered = this.untrusted.filter(holds).map((p) => (p.origin === 'tool_result' ? `tool_result:${p.tool ?? 'unknown'}` : p.origin));
       out.push({
         tool: call.name,
         tool_kind: kind,

@@ -4,7 +4,8 @@ import { readConversation, type Conversation } from './conversation.js';
 import { inputCheck } from './input-check.js';
 import { LeakageMeter, type LeakageOptions } from './leakage.js';
 import { ExfilChecker } from './markdown-exfil.js';
-import { findProtected, protectedValues, type ProtectedValue } from './protected.js';
+import { promptFacts, type PromptFacts } from './prompt-facts.js';
+import { findProtected, withConfigured, type ProtectedValue } from './protected.js';
 import { Provenance, type ToolCallIn } from './provenance.js';
 import { answerViews } from './text.js';
 import type { ToolKind } from './tool-kinds.js';
@@ -34,25 +35,31 @@ export class OutcomeSession {
   private readonly conv: Conversation;
   private readonly leakage: LeakageMeter | null;
   /** Built on first use (most answers have no tool call and no link). */
-  private protectedCache: ProtectedValue[] | null = null;
+  private protectedCache: readonly ProtectedValue[] | null = null;
   private provenanceCache: Provenance | null = null;
   private exfilCache: ExfilChecker | null = null;
   private readonly reported = new Set<string>();
-  /** Letters and digits (upper case) of the system, developer and user turns. */
-  private readonly callerText: string;
+  /** Letters and digits (upper case) of the system, developer and user turns; read on first use. */
+  private callerTextCache: string | null = null;
+  private readonly configured: string[];
+  /** What the system and developer turns give the guards (kept across requests: prompt-facts.ts). */
+  private readonly facts: PromptFacts | null;
 
   constructor(req: ChatRequest, caller: string | null, private readonly s: OutcomeSettings) {
     const conv = (this.conv = readConversation(req));
-    this.callerText = [...conv.system, ...conv.user].join('\n').replace(/[^\p{L}\p{N}]/gu, '').toUpperCase();
-    const meter = s.leakage.enabled && conv.system.length ? new LeakageMeter(conv.system, s.leakage) : null;
-    this.leakage = meter?.active ? meter : null;
+    this.facts = conv.system.length ? promptFacts(conv.system) : null;
+    const profile = s.leakage.enabled ? (this.facts?.leakage(s.leakage) ?? null) : null;
+    this.leakage = profile?.active ? new LeakageMeter(profile) : null;
     this.configured = [...s.protected_values.values, ...(caller ? (s.protected_values.by_caller[caller] ?? []) : [])];
   }
 
-  private readonly configured: string[];
+  private get protectedList(): readonly ProtectedValue[] {
+    const min = this.s.protected_values.min_length;
+    return (this.protectedCache ??= this.conv.system.length || this.configured.length ? withConfigured(this.configured, min, this.facts?.values(min) ?? []) : []);
+  }
 
-  private get protectedList(): ProtectedValue[] {
-    return (this.protectedCache ??= this.conv.system.length || this.configured.length ? protectedValues(this.conv.system, { min_length: this.s.protected_values.min_length, values: this.configured }) : []);
+  private get callerText(): string {
+    return (this.callerTextCache ??= [...this.conv.system, ...this.conv.user].join('\n').replace(/[^\p{L}\p{N}]/gu, '').toUpperCase());
   }
 
   private get provenance(): Provenance | null {

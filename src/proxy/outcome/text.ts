@@ -9,23 +9,50 @@ import { normalise } from '../../scanning/normalise/index.js';
 
 const MARKS = /\p{M}+/gu;
 const NOT_WORD = /[^\p{L}\p{N}]+/gu;
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Lower case, accents off (NFKD then marks removed), full-width forms folded. */
-export function fold(text: string): string {
-  return text.normalize('NFKD').replace(MARKS, '').toLowerCase();
+export function fold(text: string, ascii = !NON_ASCII.test(text)): string {
+  // ASCII has no decompositions and no marks.
+  return ascii ? text.toLowerCase() : text.normalize('NFKD').replace(MARKS, '').toLowerCase();
 }
+
+const isAsciiAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 
 /** Words of a text, folded; a run of numbers is one word (`+49 30 5550 1234`, `08:00-18:00`),
  * so a phone number or opening hours shared with the prompt count as one word, not five. */
 export function words(text: string): string[] {
+  return foldedWords(fold(text));
+}
+
+/** words() of a text fold() already folded (fold is idempotent: folding again changes nothing). */
+export function foldedWords(folded: string, ascii = !NON_ASCII.test(folded)): string[] {
   const out: string[] = [];
   let digitsRun = false;
-  for (const w of fold(text).split(NOT_WORD)) {
-    if (!w) continue;
-    const isDigits = /^\p{N}+$/u.test(w);
+  const add = (w: string, isDigits: boolean) => {
     if (isDigits && digitsRun) out[out.length - 1] += ` ${w}`;
     else out.push(w);
     digitsRun = isDigits;
+  };
+  if (!ascii) {
+    for (const w of folded.split(NOT_WORD)) if (w) add(w, /^\p{N}+$/u.test(w));
+    return out;
+  }
+  // ASCII: letters and digits by char code, no regular expression per word.
+  let start = -1;
+  let digits = true;
+  for (let i = 0; i <= folded.length; i++) {
+    const c = i < folded.length ? folded.charCodeAt(i) : 0;
+    if (isAsciiAlnum(c)) {
+      if (start < 0) {
+        start = i;
+        digits = true;
+      }
+      if (c > 57) digits = false;
+    } else if (start >= 0) {
+      add(folded.slice(start, i), digits);
+      start = -1;
+    }
   }
   return out;
 }
@@ -41,14 +68,30 @@ export function tokens(text: string): string[] {
 
 /** Only the letters and digits, folded: `S-w 0.r D` → `sw0rd`. */
 export function compact(text: string): string {
-  return fold(text).replace(NOT_WORD, '');
+  return lettersOf(fold(text));
 }
 
-/** Initial letters of the lines, and of the words, of a text (acrostics). */
-export function initials(text: string): string[] {
-  const lines = text.split(/\r?\n/).map((l) => l.replace(/^[^\p{L}\p{N}]+/u, '')).filter(Boolean);
-  const ws = text.split(/\s+/).map((w) => w.replace(/^[^\p{L}\p{N}]+/u, '')).filter(Boolean);
-  return [lines.map((l) => l[0]).join(''), ws.map((w) => w[0]).join('')].map((s) => fold(s));
+let scratch = Buffer.allocUnsafe(4096);
+
+/** The letters and digits of a folded text (ASCII: by char code into a reused buffer). */
+function lettersOf(folded: string, ascii = !NON_ASCII.test(folded)): string {
+  if (!ascii) return folded.replace(NOT_WORD, '');
+  if (folded.length > scratch.length) scratch = Buffer.allocUnsafe(folded.length);
+  let k = 0;
+  for (let i = 0; i < folded.length; i++) {
+    const c = folded.charCodeAt(i);
+    if (isAsciiAlnum(c)) scratch[k++] = c;
+  }
+  return scratch.toString('latin1', 0, k);
+}
+
+const ALNUM = /[\p{L}\p{N}]/u;
+
+/** `\s` for one UTF-16 unit (what `split(/\s+/)` splits at): ECMAScript's white space and line
+ * terminators, the Unicode Zs category among them. */
+function isSpace(c: number): boolean {
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
 export interface AnswerViews {
@@ -56,21 +99,17 @@ export interface AnswerViews {
   texts: string[];
   /** The view kind of each text: original, normalised, decoded:base64, ... */
   kinds: string[];
-  /** fold() of each text. */
+  /** fold() of each text, and whether it is ASCII. */
   folded: string[];
-  /** compact() of each text, and of each reversed (a value written backwards). */
+  ascii: boolean[];
+  /** compact() of each text (the guards also read each backwards: a value written in reverse). */
   compacts: string[];
-  /** Acrostic readings (first letter of each line, of each word). */
-  acrostics: string[];
+  /** Acrostic readings (first letter of each line, of each word, folded). */
+  readonly acrostics: string[];
 }
 
 /** Decoded bytes that read as text: letters, digits, punctuation, symbols and spaces only. */
 const READABLE = /^[\p{L}\p{N}\p{P}\p{S}\p{Zs}]{4,}$/u;
-const SHORT_B64 = /[A-Za-z0-9+/_-]{8,}={0,2}/g;
-const SHORT_HEX = /\b(?:[0-9a-fA-F]{2}){4,}\b/g;
-
-const LONG_B64 = /[A-Za-z0-9+/]{16,}/g;
-const LONG_HEX = /[0-9a-fA-F]{16,}/g;
 
 /** Decoded bytes as text when at least 90 % of the characters read as text (a window of a
  * stream cuts a payload mid-character at both ends). */
@@ -81,51 +120,198 @@ function mostlyReadable(d: string): boolean {
   return bad <= d.length * 0.1;
 }
 
+// Character classes of the encoded runs, as bits of a table over ASCII.
+/** `[A-Za-z0-9+/_-]` (base64 and base64url) */
+const BASE64URL = 1;
+/** `[A-Za-z0-9+/]` */
+const BASE64 = 2;
+/** `[0-9a-fA-F]` */
+const HEX = 4;
+/** `\w` without the u flag: `[A-Za-z0-9_]` */
+const WORD = 8;
+const CLASSES = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  if (/[A-Za-z0-9+/_-]/.test(ch)) CLASSES[c]! |= BASE64URL;
+  if (/[A-Za-z0-9+/]/.test(ch)) CLASSES[c]! |= BASE64;
+  if (/[0-9a-fA-F]/.test(ch)) CLASSES[c]! |= HEX;
+  if (/\w/.test(ch)) CLASSES[c]! |= WORD;
+}
+
+/** The maximal runs of one character class, `min` or more long, read a character at a time. */
+class Runs {
+  private start = -1;
+  readonly found: string[] = [];
+
+  constructor(private readonly min: number) {}
+
+  /** Character `i` of `text` is, or is not, of the class (`i` = the text's length: the end). */
+  step(inClass: boolean, i: number, text: string): void {
+    if (inClass) {
+      if (this.start < 0) this.start = i;
+    } else if (this.start >= 0) {
+      if (i - this.start >= this.min) this.found.push(text.slice(this.start, i));
+      this.start = -1;
+    }
+  }
+}
+
+/**
+ * One pass over an answer text (rather than a regular expression each, retried at every
+ * position of an answer that is mostly prose):
+ *  - the runs an encoded payload can be, each list in text order:
+ *    short: maximal runs of `[A-Za-z0-9+/_-]`, 8 or more (`/[A-Za-z0-9+/_-]{8,}={0,2}/g`, `=` off);
+ *    long: maximal runs of `[A-Za-z0-9+/]`, 16 or more;
+ *    hexWords: whole ASCII words (`\b...\b`) that are hex, an even 8 or more digits long
+ *    (`/\b(?:[0-9a-fA-F]{2}){4,}\b/g`);
+ *    hex: maximal runs of `[0-9a-fA-F]`, 16 or more;
+ *  - the acrostic readings: of each line (split at `\n`) and each word (split at `\s`) that has
+ *    one, its first `\p{L}|\p{N}` (its first UTF-16 unit), joined.
+ */
+function readText(text: string): { short: string[]; long: string[]; hexWords: string[]; hex: string[]; lineInitials: string; wordInitials: string } {
+  const short = new Runs(8);
+  const long = new Runs(16);
+  const hex = new Runs(16);
+  const out = { short: short.found, long: long.found, hexWords: [] as string[], hex: hex.found, lineInitials: '', wordInitials: '' };
+  let word = -1;
+  let wordIsHex = false;
+  let inLine = false;
+  let lineHas = false;
+  let inWord = false;
+  let wordHas = false;
+  const n = text.length;
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? text.charCodeAt(i) : 128;
+    const f = c < 128 ? CLASSES[c]! : 0;
+    short.step((f & BASE64URL) !== 0, i, text);
+    long.step((f & BASE64) !== 0, i, text);
+    if (f & WORD) {
+      if (word < 0) {
+        word = i;
+        wordIsHex = true;
+      }
+      if (!(f & HEX)) wordIsHex = false;
+    } else if (word >= 0) {
+      if (wordIsHex && i - word >= 8 && (i - word) % 2 === 0) out.hexWords.push(text.slice(word, i));
+      word = -1;
+    }
+    hex.step((f & HEX) !== 0, i, text);
+    // Initials.
+    if (i === n) break;
+    if (c === 10) {
+      inLine = inWord = false;
+      continue;
+    }
+    if (!inLine) {
+      inLine = true;
+      lineHas = false;
+    }
+    if (isSpace(c)) {
+      inWord = false;
+      continue;
+    }
+    if (!inWord) {
+      inWord = true;
+      wordHas = false;
+    }
+    if (lineHas && wordHas) continue;
+    if (c < 128 ? isAsciiAlnum(c) : ALNUM.test(String.fromCodePoint(text.codePointAt(i)!))) {
+      if (!lineHas) out.lineInitials += text[i];
+      if (!wordHas) out.wordInitials += text[i];
+      lineHas = wordHas = true;
+    }
+  }
+  return out;
+}
+
 /**
  * Encoded tokens the normaliser leaves alone: base64 under 16 characters and hex under 8
  * bytes (a protected value is often that short), and long base64 or hex cut out of the middle
  * of a payload (a stream window starts anywhere, so the 4-character base64 groups, or hex
  * pairs, may be misaligned: every alignment is tried). Kept when the result reads as text.
  */
-function extraDecodes(text: string): { kind: string; text: string }[] {
+function extraDecodes(runs: ReturnType<typeof readText>): { kind: string; text: string }[] {
   const out: { kind: string; text: string }[] = [];
   const b64: string[] = [];
-  for (const m of text.matchAll(SHORT_B64)) {
-    const t = m[0].replace(/=+$/, '');
+  for (const t of runs.short) {
     if (t.length > 64 || !/[0-9A-Z+/]/.test(t) || !/[a-z]/.test(t)) continue;
     const d = Buffer.from(t.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');
     if (READABLE.test(d) && !d.includes('\ufffd')) b64.push(d);
   }
-  for (const m of text.matchAll(LONG_B64)) {
+  for (const t of runs.long) {
     for (let shift = 1; shift < 4; shift++) {
-      const d = Buffer.from(m[0].slice(shift, shift + Math.floor((m[0].length - shift) / 4) * 4), 'base64').toString('utf8');
+      const d = Buffer.from(t.slice(shift, shift + Math.floor((t.length - shift) / 4) * 4), 'base64').toString('utf8');
       if (mostlyReadable(d)) b64.push(d);
     }
   }
   if (b64.length) out.push({ kind: 'decoded:short-base64', text: b64.join('\n') });
   const hx: string[] = [];
-  for (const m of text.matchAll(SHORT_HEX)) {
-    const d = Buffer.from(m[0], 'hex').toString('utf8');
+  for (const t of runs.hexWords) {
+    const d = Buffer.from(t, 'hex').toString('utf8');
     if (READABLE.test(d) && !d.includes('\ufffd')) hx.push(d);
   }
-  for (const m of text.matchAll(LONG_HEX)) {
-    const d = Buffer.from(m[0].slice(1, 1 + Math.floor((m[0].length - 1) / 2) * 2), 'hex').toString('utf8');
+  for (const t of runs.hex) {
+    const d = Buffer.from(t.slice(1, 1 + Math.floor((t.length - 1) / 2) * 2), 'hex').toString('utf8');
     if (mostlyReadable(d)) hx.push(d);
   }
   if (hx.length) out.push({ kind: 'decoded:short-hex', text: hx.join('\n') });
   return out;
 }
 
+/** A text reversed by code point (a surrogate pair stays in order). */
+export function reversed(text: string): string {
+  return [...text].reverse().join('');
+}
+
 /** Every view of an answer text the guards look in. */
 export function answerViews(text: string): AnswerViews {
-  const views = [...normalise(text, 'output').views, ...extraDecodes(text)];
+  const n = normalise(text, 'output');
+  const read = readText(text);
+  const views = [...n.views, ...extraDecodes(read)];
   const texts = views.map((v) => v.text);
   const kinds = views.map((v) => v.kind);
-  const compacts: string[] = [];
-  const folded = texts.map(fold);
-  for (const f of folded) {
-    const c = f.replace(NOT_WORD, '');
-    compacts.push(c, [...c].reverse().join(''));
+  // The normaliser knows whether the original is ASCII.
+  const folded = texts.map((t, i) => fold(t, i === 0 ? n.ascii : undefined));
+  // Whether each folded text is ASCII (then read by char code): a non-ASCII one may fold to ASCII.
+  const ascii = folded.map((f) => !NON_ASCII.test(f));
+  const compacts = folded.map((f, i) => lettersOf(f, ascii[i]));
+  let acrostics: string[] | undefined;
+  return {
+    texts,
+    kinds,
+    folded,
+    ascii,
+    compacts,
+    get acrostics() {
+      return (acrostics ??= [fold(read.lineInitials), fold(read.wordInitials)]);
+    },
+  };
+}
+
+/**
+ * The matches of a global RegExp in a text, as `[...text.matchAll(re)]` gives them, without the
+ * copy of `re` matchAll makes on every call (an empty match moves on by one character, by code
+ * point with the u flag).
+ */
+export function matchesOf(re: RegExp, text: string): RegExpExecArray[] {
+  if (!re.global) throw new Error(`matchesOf needs a global RegExp, got ${re}`);
+  const out: RegExpExecArray[] = [];
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    out.push(m);
+    if (m[0] === '') {
+      const at = re.lastIndex;
+      const pair = re.unicode && at + 1 < text.length && /[\ud800-\udbff]/.test(text[at]!) && /[\udc00-\udfff]/.test(text[at + 1]!);
+      re.lastIndex = at + (pair ? 2 : 1);
+    }
   }
-  return { texts, kinds, folded, compacts, acrostics: initials(text) };
+  re.lastIndex = 0;
+  return out;
+}
+
+/** Whether `list[i]` repeats an earlier entry (a view the same as another: nothing new to look at). */
+export function repeats(list: readonly string[], i: number): boolean {
+  const v = list[i];
+  for (let j = 0; j < i; j++) if (list[j] === v) return true;
+  return false;
 }

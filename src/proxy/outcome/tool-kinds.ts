@@ -32,9 +32,13 @@ const DESC_WORDS: [ToolKind, RegExp][] = [
   ['read', /\b(search(es)?|looks? up|lists?|reads?|returns?|gets?)\b/i],
 ];
 
+/** A lower-case letter or digit before a capital (camel case). Built once: a literal in the
+ * function is a new RegExp per call, and V8 compiles a global replace's RegExp again for each. */
+const CAMEL = /([a-z0-9])([A-Z])/g;
+
 function nameWords(name: string): string[] {
   return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(CAMEL, '$1 $2')
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter(Boolean);

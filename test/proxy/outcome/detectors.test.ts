@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../../src/config/load.js';
 import { readConversation } from '../../../src/proxy/outcome/conversation.js';
 import { destinations } from '../../../src/proxy/outcome/destinations.js';
-import { DEFAULT_LEAKAGE, LeakageMeter } from '../../../src/proxy/outcome/leakage.js';
+import { DEFAULT_LEAKAGE, LeakageMeter, LeakageProfile } from '../../../src/proxy/outcome/leakage.js';
 import { inputCheck } from '../../../src/proxy/outcome/input-check.js';
 import { ExfilChecker } from '../../../src/proxy/outcome/markdown-exfil.js';
 import { findProtected, protectedValues } from '../../../src/proxy/outcome/protected.js';
@@ -73,15 +73,21 @@ describe('outcome guard detectors', () => {
       'You are Aria, the assistant of Nordwind GmbH. Answer only questions about orders, deliveries and returns. Never promise refunds above 300 euros. ' +
       'Escalate complaints with a ticket prefixed NW-CMP. Our hotline +49 30 5550 1234 is open Mo-Fr 08:00-18:00. Do not discuss competitors or internal processes.';
     it('a shared public fact never reaches the threshold', () => {
-      const m = new LeakageMeter([prompt], DEFAULT_LEAKAGE);
+      const m = new LeakageMeter(new LeakageProfile([prompt], DEFAULT_LEAKAGE));
       expect(m.observe(answerViews('Hi, I am Aria from Nordwind GmbH. Our hotline +49 30 5550 1234 is open Mo-Fr 08:00-18:00.'))).to.equal(null);
     });
     it('a recital, one word per line, is seen', () => {
-      const m = new LeakageMeter([prompt], DEFAULT_LEAKAGE);
+      const m = new LeakageMeter(new LeakageProfile([prompt], DEFAULT_LEAKAGE));
       expect(m.observe(answerViews(prompt.split(' ').join('\n')))).to.not.equal(null);
     });
+    it('a recital written backwards letter by letter is seen, with or without characters outside the BMP', () => {
+      for (const p of [prompt, prompt.replace('Nordwind', 'Nord𠀀wind𠀁')]) {
+        const backwards = [...p.replace(/[^\p{L}\p{N}]+/gu, '')].reverse().join('');
+        expect(new LeakageMeter(new LeakageProfile([p], DEFAULT_LEAKAGE)).observe(answerViews(backwards)), p).to.include({ measure: 'characters', view: 'original/reversed' });
+      }
+    });
     it('adds up over the windows of a stream', () => {
-      const m = new LeakageMeter([prompt], DEFAULT_LEAKAGE);
+      const m = new LeakageMeter(new LeakageProfile([prompt], DEFAULT_LEAKAGE));
       const half = Math.floor(prompt.length / 2);
       const first = m.observe(answerViews(prompt.slice(0, 60)));
       expect(first).to.equal(null);
