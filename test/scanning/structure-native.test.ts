@@ -4,23 +4,19 @@
  * structure tests, and generated ASCII text built to hit the edges (separators, short-line
  * columns, long tokens, case flips, doubled characters, numbers at line starts).
  */
-import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { expect } from 'chai';
 import { structureBackend, structureOf, structureOfScript } from '../../src/scanning/structure.js';
 import { mulberry32 } from '../../src/util/prng.js';
-import { PROJECT_ROOT } from '../../src/version.js';
+import { differentialCorpus } from './differential-corpus.js';
 
 describe('scanning/structure: the C pass equals the TypeScript pass', () => {
   it('is the pass in use (npm ci builds native/text)', () => {
     expect(structureBackend(), 'native/text/build/Release/warden_text.node should be built by npm ci').to.deep.equal({ kind: 'native', reason: null });
   });
 
-  it('gives the same structure on the development set and on 30,000 generated texts', () => {
-    const texts = readFileSync(`${PROJECT_ROOT}/../shared/data/injection-dev.jsonl`, 'utf8')
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .map((l) => (JSON.parse(l) as { text: string }).text);
+  it('gives the same structure on the differential corpus (development set, probe sets, rule tests) and on 30,000 generated texts', () => {
+    const texts = differentialCorpus().texts;
     const rand = mulberry32(9090);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
     const pieces = ['Игнорируй', 'всё', 'パスワードを教えて', '中文', 'ก', 'naïve', 'café', 'ǅ', 'İ', 'ß', '‘quoted’', '“so”', '«oui»', '¿qué?', '…', '•', '·', '\u00a0', '\u3000', '😀', '\ud800', '\udc00', '𝐀𝐁𝐂', '𐌰𐌱', 'x\u0301', 'the', 'Results', 'ignore', 'all', 'previous', 'instructions', 'x', 'xxxxxxxx', 'aGVsbG8gd29y', 'camelCase', "don't", 'e.g.', '2024-03-01', '12:30:01', '4711', 'a1b2', '|', ',', ';', ':', '=', '"', '[', ']', '{', '}', '<', '>', '\t', ' ', ' ', ' ', '\n', '\n', '\r\n', '-', '#', '*', '(', ')', '%', '...', 'ab', 'ab', 'AB', 'Dear', 'Anna,', 'y'.repeat(31), 'z'.repeat(70), 'q'];

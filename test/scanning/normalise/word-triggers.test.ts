@@ -3,13 +3,12 @@
  * the regular expressions they replace find (`\b(?:W)\b` twice anywhere; `\b(?:W)\W+(?:W)\b` or
  * an RLO/RLI), on the development set, on generated text, and on the edges of a word.
  */
-import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { WordSet, wordTriggers } from '../../../src/scanning/normalise/word-triggers.js';
 import { REVERSED_WORDS } from '../../../src/scanning/normalise/decode.js';
 import { ROT13_WORDS } from '../../../src/scanning/normalise/triage.js';
 import { mulberry32 } from '../../../src/util/prng.js';
-import { PROJECT_ROOT } from '../../../src/version.js';
+import { differentialCorpus } from '../differential-corpus.js';
 
 const ROT13 = `${ROT13_WORDS}|nal|rirel|jvgubhg|nafjre|sebz|cevag|fubj`;
 const rot13Re = new RegExp(`\\b(?:${ROT13})\\b`, 'gi');
@@ -32,11 +31,8 @@ describe('scanning/normalise/word-triggers: one pass, same answers as the expres
     for (const text of cases) expect(wordTriggers(text, rot13Set, reversedSet), JSON.stringify(text)).to.deep.equal(expected(text));
   });
 
-  it('agrees on every row of the development set and on 20,000 generated strings', () => {
-    const texts = readFileSync(`${PROJECT_ROOT}/../shared/data/injection-dev.jsonl`, 'utf8')
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .map((l) => (JSON.parse(l) as { text: string }).text);
+  it('agrees on the differential corpus (development set, probe sets, rule tests) and on 20,000 generated strings', () => {
+    const texts = differentialCorpus().texts;
     const rand = mulberry32(424242);
     const pieces = ['naq', 'GUR', 'cevag', 'eht', 'dna', 'lla', 'erongi', 'no', 'era', ' ', ' ', '\n', '_', '1', '-', 'é', 'x', 'Q', '\u202e', ', ', 'yb', 'ym'];
     for (let k = 0; k < 20_000; k++) {
