@@ -2,7 +2,7 @@
   "targets": [
     {
       "target_name": "warden_text",
-      "sources": ["structure.c"],
+      "sources": ["structure.c", "words.c"],
       "cflags": ["-O2", "-Wall"]
     }
   ]

@@ -324,6 +324,8 @@ static napi_value js_set_letters(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+void words_register(napi_env env, napi_value exports); /* words.c */
+
 NAPI_MODULE_INIT() {
   /* CLS is the same for every thread that loads the addon: filled once. */
   static pthread_once_t table_once = PTHREAD_ONCE_INIT;
@@ -339,5 +341,6 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "setLetters", fn);
   napi_create_function(env, "structure", NAPI_AUTO_LENGTH, js_structure, NULL, &fn);
   napi_set_named_property(env, exports, "structure", fn);
+  words_register(env, exports);
   return exports;
 }

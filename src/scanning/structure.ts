@@ -26,9 +26,7 @@
  * An injection hidden in data (a CSV cell, a log message, a JSON value, a code comment) is a run
  * of words, so it stays a language segment and is still scored.
  */
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { nativeText, nativeTextUnavailableReason, type NativeText } from './native-text.js';
 import type { Span } from './types.js';
 
 export interface TextStructure {
@@ -277,28 +275,10 @@ export function structureOf(text: string): TextStructure {
 
 /** Which implementation structureOf() uses for all-ASCII text, for /status and the bench. */
 export function structureBackend(): { kind: 'native' | 'typescript'; reason: string | null } {
-  return native !== null ? { kind: 'native', reason: null } : { kind: 'typescript', reason: nativeError };
+  return native !== null ? { kind: 'native', reason: null } : { kind: 'typescript', reason: nativeTextUnavailableReason() };
 }
 
-interface NativeText {
-  structure(text: string, out: Int32Array): number;
-  setLetters(table: Uint8Array): void;
-}
-
-const NATIVE_PATH = fileURLToPath(new URL('../../../native/text/build/Release/warden_text.node', import.meta.url));
-let nativeError: string | null = null;
-const native: NativeText | null = ((): NativeText | null => {
-  if (process.env.WARDEN_NATIVE_TEXT === '0') {
-    nativeError = 'turned off (WARDEN_NATIVE_TEXT=0)';
-    return null;
-  }
-  try {
-    return createRequire(import.meta.url)(NATIVE_PATH) as NativeText;
-  } catch (err) {
-    nativeError = existsSync(NATIVE_PATH) ? `addon failed to load: ${(err as Error).message}` : 'addon not built (npm ci builds it with node-gyp)';
-    return null;
-  }
-})();
+const native = nativeText();
 
 /** Reused output of the addon, grown when a text needs more room. */
 let nativeOut = new Int32Array(4 + 3 * 1024);

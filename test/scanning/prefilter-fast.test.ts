@@ -142,7 +142,11 @@ describe('scanning/rules prefilter fast paths', () => {
     // Every sampled call counts as slow (threshold below any time) against a matcher that never splits.
     const splitting = new CompiledRules(rules, { cliffNsPerByte: -1 });
     const steady = new CompiledRules(rules, { cliffNsPerByte: Infinity });
-    const sets = (c: CompiledRules) => (c as unknown as { byTarget: Map<Target, { groups: unknown[] }> }).byTarget.get('prompt')!.groups.length;
+    // Sets of both layouts: every form's (other views) and the word path's rest (all-ASCII views).
+    const sets = (c: CompiledRules): number => {
+      const t = (c as unknown as { byTarget: Map<Target, { full: { groups: unknown[] }; words: { rest: { groups: unknown[] } } | null }> }).byTarget.get('prompt')!;
+      return t.full.groups.length + (t.words?.rest.groups.length ?? 0);
+    };
     const before = sets(splitting);
     const texts: string[] = [];
     for (const r of rules.rules) for (const c of r.tests?.match ?? []) texts.push(c);

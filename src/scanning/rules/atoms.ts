@@ -41,6 +41,11 @@ const COMMON = new Set(
     'prompt prompts instruction instructions rule rules system model ai assistant chat task code output input').split(' '),
 );
 
+/** One of the words so frequent that a literal needing only it selects little. */
+export function isCommonWord(w: string): boolean {
+  return COMMON.has(w);
+}
+
 /** Rough share of texts that contain `s` (case-insensitive): a guess from frequency class and
  * length, good enough to rank prefilter pieces. */
 export function literalShare(s: string): number {

@@ -20,6 +20,9 @@ import { buildPrefilterSets, needsNonAscii, prefilterForm } from './prefilter.js
 import { withoutCaptures } from './relax.js';
 import { vectorscanAddon, vectorscanDatabase, vectorscanUnavailableReason, type VectorscanDatabase } from './vectorscan.js';
 import { requiredMatches, type RuleSpec } from './schema.js';
+import { cachedWordForms } from './word-form-cache.js';
+import { buildWordTables, wordMatcher, type WordMatcher } from './word-prefilter.js';
+import { nativeText, nativeTextUnavailableReason } from '../native-text.js';
 
 const MAX_SPANS_PER_PATTERN = 8;
 
@@ -40,13 +43,34 @@ interface PatternRef {
 
 type RE2Set = InstanceType<typeof RE2.Set>;
 
+/** Prefilter sets and the positions they stand for. */
+interface SetLayout {
+  /** In the order they run. */
+  groups: SetGroup[];
+  /** Layout index -> prefilter position (null: the same number). Groups cover layout indices. */
+  positionOf: Int32Array | null;
+  /** Prefilter form at each layout index (to rebuild a set when it is split). */
+  forms: string[];
+}
+
+/** The word-level prefilter for all-ASCII views (word-prefilter.ts): the forms it can read as
+ * words, and RE2.Sets of the rest of the forms an all-ASCII view can match. */
+interface WordPath {
+  matcher: WordMatcher;
+  /** How many forms the matcher reads as words. */
+  wordForms: number;
+  rest: SetLayout;
+}
+
 interface TargetRules {
   rules: RuleSpec[];
   need: Int32Array;
   patterns: PatternRef[];
-  /** Prefilter sets, in the order they run. */
-  groups: SetGroup[];
-  /** Prefilter form of the pattern at each position (to rebuild a set when it is split). */
+  /** Prefilter sets over every form, for views the word path does not take. */
+  full: SetLayout;
+  /** Null when the word prefilter is off (or no form is a word form). */
+  words: WordPath | null;
+  /** Prefilter form of the pattern at each position. */
   forms: string[];
   /** Prefilter position q stands for patterns [firstPattern[q], firstPattern[q + 1]): one
    * position per distinct prefilter form, however many patterns share it. */
@@ -105,15 +129,23 @@ export interface CompiledRulesOptions {
   relativeFloorNsPerByte?: number;
   /** Most patterns per prefilter set (default prefilter.ts SET_SIZE). */
   maxSetSize?: number;
-  /** 'vectorscan': the vectorscan prefilter once its database is ready, where the addon is
-   * built (the RE2.Sets meanwhile and elsewhere); 're2': the RE2.Sets only. Default: the
-   * WARDEN_PREFILTER environment variable, else 're2', because on the shipped rules the
-   * vectorscan database measured slower than the RE2.Sets (docs/scanning.md, "Vectorscan"). */
-  prefilter?: 'vectorscan' | 're2';
+  /** 'words': the word-level prefilter in C (native/text) for all-ASCII views, with RE2.Sets
+   * for the forms it cannot read as words and for other views; 'vectorscan': the vectorscan
+   * prefilter once its database is ready, where the addon is built (the RE2.Sets meanwhile
+   * and elsewhere); 're2': the RE2.Sets only. Default: the WARDEN_PREFILTER environment
+   * variable, else 'words' where native/text is built and 're2' where it is not (the word
+   * matcher in TypeScript is slower than the RE2.Sets). docs/scanning.md compares them. */
+  prefilter?: 'words' | 'vectorscan' | 're2';
 }
 
 /** Which prefilter a CompiledRules uses right now. */
-export type PrefilterKind = 'vectorscan' | 're2-set';
+export type PrefilterKind = 'words' | 'vectorscan' | 're2-set';
+
+function defaultPrefilter(): 'words' | 'vectorscan' | 're2' {
+  const env = process.env.WARDEN_PREFILTER;
+  if (env === 'vectorscan' || env === 're2' || env === 'words') return env;
+  return nativeText() !== null ? 'words' : 're2';
+}
 
 /** Every SAMPLE_EVERY-th text of at least SAMPLE_MIN_BYTES (below, the fixed cost of a call
  * dominates) is timed set by set; a set is judged every WINDOW_CALLS samples, and split when
@@ -143,14 +175,15 @@ export class CompiledRules implements RuleMatcher {
   private readonly relativeCliff: number;
   private readonly relativeFloor: number;
   private sampleTick = 0;
-  private readonly prefilterOption: 'vectorscan' | 're2';
+  private readonly prefilterOption: 'words' | 'vectorscan' | 're2';
 
   constructor(readonly ruleSet: RuleSet, options: CompiledRulesOptions = {}) {
     const skipNonAscii = options.skipNonAsciiSets ?? true;
     this.cliffNsPerByte = options.cliffNsPerByte ?? 100;
     this.relativeCliff = options.relativeCliff ?? 4;
     this.relativeFloor = options.relativeFloorNsPerByte ?? 12;
-    this.prefilterOption = options.prefilter ?? (process.env.WARDEN_PREFILTER === 'vectorscan' ? 'vectorscan' : 're2');
+    this.prefilterOption = options.prefilter ?? defaultPrefilter();
+    if (this.prefilterOption === 'words' && nativeText() === null) this.prefilterOption = 're2';
     this.version = ruleSet.version;
     const enabled = ruleSet.rules.filter((r) => r.enabled !== false);
     this.ruleCount = enabled.length;
@@ -180,6 +213,7 @@ export class CompiledRules implements RuleMatcher {
         const start = bases[k]!;
         return newGroup(set, start, start + (triage ? triageOffset : set.size), triage, skipNonAscii && nonAsciiOnly[k]!);
       });
+      const forms = members.map((m) => sources[m[0]!]!);
       // Sets index positions; order the patterns the same way, those sharing a position together.
       const ordered: PatternRef[] = [];
       const firstPattern = new Int32Array(members.length + 1);
@@ -197,8 +231,9 @@ export class CompiledRules implements RuleMatcher {
         rules,
         need: Int32Array.from(rules.map((r) => requiredMatches(r))),
         patterns,
-        groups,
-        forms: members.map((m) => sources[m[0]!]!),
+        full: { groups, positionOf: null, forms },
+        words: this.prefilterOption === 'words' ? wordPath(forms, new Set(always), options.maxSetSize) : null,
+        forms,
         firstPattern,
         always,
         exactCount: exactBySource.size,
@@ -284,7 +319,9 @@ export class CompiledRules implements RuleMatcher {
 
   /** The prefilter in use now. */
   get prefilterKind(): PrefilterKind {
-    return this.vsUsable ? 'vectorscan' : 're2-set';
+    if (this.vsUsable) return 'vectorscan';
+    for (const t of this.byTarget.values()) if (t.words !== null) return 'words';
+    return 're2-set';
   }
 
   /** Resolves once the vectorscan database is ready (or known unavailable), with the
@@ -297,7 +334,14 @@ export class CompiledRules implements RuleMatcher {
     return {
       kind: this.prefilterKind,
       rejectedForms: this.vs?.rejected.length ?? 0,
-      reason: this.vs === null ? (this.prefilterOption === 're2' ? 'RE2.Set prefilter chosen (WARDEN_PREFILTER=vectorscan selects vectorscan)' : vectorscanUnavailableReason()) : this.vs.error,
+      reason:
+        this.vs !== null
+          ? this.vs.error
+          : this.prefilterOption === 'vectorscan'
+            ? vectorscanUnavailableReason()
+            : this.prefilterOption === 're2'
+              ? `RE2.Set prefilter chosen${nativeText() === null ? ` (word prefilter: ${nativeTextUnavailableReason()})` : ''}`
+              : null,
     };
   }
 
@@ -323,8 +367,16 @@ export class CompiledRules implements RuleMatcher {
   /** Rule patterns per prefilter set of `target` (triage patterns not counted), in run order;
    * `asciiSkipped` marks the sets all-ASCII views skip. For benchmarks and operators. */
   prefilterLayout(target: Target): { patterns: number[]; asciiSkipped: boolean[] } {
-    const groups = this.byTarget.get(target)?.groups ?? [];
+    const groups = this.byTarget.get(target)?.full.groups ?? [];
     return { patterns: groups.map((g) => g.end - g.start), asciiSkipped: groups.map((g) => g.nonAsciiOnly) };
+  }
+
+  /** How the word prefilter splits `target`'s forms (null when it is off): forms it reads as
+   * words, and forms all-ASCII views still pass to RE2.Sets. For benchmarks and operators. */
+  wordLayout(target: Target): { wordForms: number; setForms: number; sets: number; matcher: 'native' | 'typescript' } | null {
+    const w = this.byTarget.get(target)?.words ?? null;
+    if (w === null) return null;
+    return { wordForms: w.wordForms, setForms: w.rest.forms.length, sets: w.rest.groups.length, matcher: w.matcher.kind };
   }
 
   match(input: NormalisedInput): RuleHit[] {
@@ -421,10 +473,17 @@ export class CompiledRules implements RuleMatcher {
     if (text.length === 0) return [];
     if (this.vsUsable) return this.runVectorscan(t, text, bytes, triage);
     const out: number[] = [];
+    const ascii = bytes.length === text.length;
+    // All-ASCII views: the word forms by the word matcher, the rest by their own sets.
+    const layout = ascii && t.words !== null ? t.words.rest : t.full;
+    if (layout !== t.full) {
+      const found = t.words!.matcher.match(text, bytes);
+      for (let k = 0; k < found.length; k++) pushPatternsAt(t.firstPattern, found[k]!, out);
+    }
+    const positionOf = layout.positionOf;
     try {
-      const ascii = bytes.length === text.length;
       const sample = bytes.length >= SAMPLE_MIN_BYTES && ++this.sampleTick % SAMPLE_EVERY === 0;
-      for (const g of t.groups) {
+      for (const g of layout.groups) {
         if (ascii && g.nonAsciiOnly) continue;
         const t0 = sample ? performance.now() : 0;
         const found = g.set.match(bytes);
@@ -437,10 +496,10 @@ export class CompiledRules implements RuleMatcher {
         const size = g.end - g.start;
         for (const i of found) {
           if (i >= size) triage?.push(i - size);
-          else pushPatternsAt(t.firstPattern, g.start + i, out);
+          else pushPatternsAt(t.firstPattern, positionOf === null ? g.start + i : positionOf[g.start + i]!, out);
         }
       }
-      if (sample) this.checkCliff(t);
+      if (sample) this.checkCliff(layout);
     } catch (err) {
       // The set's DFA ran out of memory on a pathological input: fall back to one pattern at
       // a time (slower, same answer) rather than miss a threat.
@@ -504,7 +563,7 @@ export class CompiledRules implements RuleMatcher {
    * relativeCliff times the median of its siblings', is split in two (same patterns, so the
    * same answers), and the halves are watched in turn.
    */
-  private checkCliff(t: TargetRules): void {
+  private checkCliff(t: SetLayout): void {
     for (let k = 0; k < t.groups.length; k++) {
       const g = t.groups[k]!;
       if (g.calls < WINDOW_CALLS) continue;
@@ -536,6 +595,46 @@ export class CompiledRules implements RuleMatcher {
       return; // one split per check: the groups array changed
     }
   }
+}
+
+const REST_SET_SIZE = 16;
+
+/**
+ * The word path of one target: every form that can match all-ASCII text is read as words
+ * (word-forms.ts) where it can; the others, with the triage patterns, go into RE2.Sets of
+ * their own. Null when no form is a word form.
+ */
+function wordPath(forms: string[], always: ReadonlySet<number>, maxSetSize: number | undefined): WordPath | null {
+  const nonAscii = forms.map((f) => needsNonAscii(f));
+  const wordForms = cachedWordForms(
+    forms,
+    forms.map((_, q) => always.has(q) || nonAscii[q]!),
+  );
+  const rest: number[] = [];
+  forms.forEach((_, q) => {
+    if (wordForms[q] === null && !always.has(q) && !nonAscii[q]) rest.push(q);
+  });
+  if (!wordForms.some((w) => w !== null)) return null;
+  const sources = rest.map((q) => forms[q]!);
+  // These are the forms that are not words: heads of markup and punctuation, long gaps. Sets
+  // of ~28 of them measured over the DFA cliff (20-40x slower) where sets of 16 were not.
+  const built = buildPrefilterSets(sources, Math.min(maxSetSize ?? REST_SET_SIZE, REST_SET_SIZE));
+  const groups = built.sets.map((set, k) => {
+    const triage = k === built.triageSet;
+    const start = built.bases[k]!;
+    return newGroup(set, start, start + (triage ? built.triageOffset : set.size), triage, false);
+  });
+  // Layout index -> position: buildPrefilterSets orders the sources its own way. A form it
+  // could not fit in any set is tried on every text (as in the full layout).
+  const positionOf = Int32Array.from(built.order, (i) => rest[i]!);
+  // Every form here compiled in a set of the full layout (those that did not are in `always`),
+  // so each fits a set here too: a set of one at worst.
+  if (built.always.length > 0) throw new Error('word path: a prefilter form that fits no set');
+  return {
+    matcher: wordMatcher(buildWordTables(wordForms)),
+    wordForms: wordForms.filter((w) => w !== null).length,
+    rest: { groups, positionOf, forms: built.order.map((i) => sources[i]!) },
+  };
 }
 
 /** The triage patterns alone, as the prefilter sets hold them ('iu'), for text the C triage

@@ -157,7 +157,7 @@ export function buildPrefilterSets(allSources: string[], maxPerSet = SET_SIZE, n
  * LONG S ~ s, ...): found once by asking RE2 itself, so the check follows its folding tables. */
 const ASCII_TEXT = Buffer.from(Array.from({ length: 128 }, (_, i) => String.fromCharCode(i)).join(''));
 const foldsToAscii = new Map<number, boolean>();
-function matchesAscii(cp: number): boolean {
+export function matchesAscii(cp: number): boolean {
   let r = foldsToAscii.get(cp);
   if (r === undefined) {
     // Only called for cp >= 0x80: never a regex metacharacter.
