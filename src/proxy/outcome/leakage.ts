@@ -155,19 +155,17 @@ const PER_HASH = 8;
 
 /**
  * The prompt's 12-character runs by rolling hash → where they start, in prompt order, at most
- * PER_HASH per hash: an open-addressing table in typed arrays (a hash is not a small integer,
- * and a Map of them boxes every key), and a chain of places through `next`.
+ * PER_HASH per hash: an open-addressing table in one typed array (a hash is not a small integer,
+ * and a Map of them boxes every key), and a chain of places through `next`. Places are stored
+ * plus one, so a new (zeroed) array is an empty table with no fill.
  */
 class GramIndex {
   private readonly mask: number;
   private readonly shift: number;
-  private readonly keys: Int32Array;
-  /** First and last place of each slot's chain (-1: empty slot), and its length. */
-  private readonly heads: Int32Array;
-  private readonly tails: Int32Array;
-  private readonly counts: Uint8Array;
-  /** The next place with the same hash (-1: none). */
-  readonly next: Int32Array;
+  /** Per slot, four integers: the hash, its first place + 1 (0: empty slot), its last place, the chain's length. */
+  private readonly slots: Int32Array;
+  /** The next place with the same hash, + 1 (0: none). */
+  private readonly nextPlus: Int32Array;
 
   constructor(places: number) {
     let bits = 4;
@@ -175,42 +173,52 @@ class GramIndex {
     while (1 << bits < places * 4) bits++;
     this.mask = (1 << bits) - 1;
     this.shift = 32 - bits;
-    this.keys = new Int32Array(1 << bits);
-    this.heads = new Int32Array(1 << bits).fill(-1);
-    this.tails = new Int32Array(1 << bits);
-    this.counts = new Uint8Array(1 << bits);
-    this.next = new Int32Array(Math.max(places, 0)).fill(-1);
+    this.slots = new Int32Array(4 << bits);
+    this.nextPlus = new Int32Array(Math.max(places, 0));
   }
 
+  /** Where hash h's four integers start. */
   private slot(h: number): number {
+    const slots = this.slots;
     let i = Math.imul(h, 0x9e3779b1) >>> this.shift;
-    while (this.heads[i] !== -1 && this.keys[i] !== h) i = (i + 1) & this.mask;
-    return i;
+    while (slots[4 * i + 1] !== 0 && slots[4 * i] !== h) i = (i + 1) & this.mask;
+    return 4 * i;
   }
 
   add(h: number, at: number): void {
     const i = this.slot(h);
-    if (this.heads[i] === -1) {
-      this.keys[i] = h;
-      this.heads[i] = this.tails[i] = at;
-      this.counts[i] = 1;
-    } else if (this.counts[i]! < PER_HASH) {
-      this.next[this.tails[i]!] = at;
-      this.tails[i] = at;
-      this.counts[i]!++;
+    const slots = this.slots;
+    if (slots[i + 1] === 0) {
+      slots[i] = h;
+      slots[i + 1] = at + 1;
+      slots[i + 2] = at;
+      slots[i + 3] = 1;
+    } else if (slots[i + 3]! < PER_HASH) {
+      this.nextPlus[slots[i + 2]!] = at + 1;
+      slots[i + 2] = at;
+      slots[i + 3]!++;
     }
   }
 
   /** The first place of a run with this hash, or -1 (then `next` from there). */
   first(h: number): number {
-    return this.heads[this.slot(h)]!;
+    return this.slots[this.slot(h) + 1]! - 1;
+  }
+
+  /** The place after `at` with the same hash, or -1. */
+  next(at: number): number {
+    return this.nextPlus[at]! - 1;
   }
 }
+
+const MAYBE_RARE = /[\p{N}\p{Lu}@_]/u;
 
 /** Tokens that survive translation: anything with a digit, @, _, or a camel/upper-case code. */
 export function rareTokens(text: string): string[] {
   const out = new Set<string>();
   for (const raw of tokens(text)) {
+    // Each test below needs a digit, `@`, `_` or a capital in the token: most words have none.
+    if (!MAYBE_RARE.test(raw)) continue;
     const t = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
     if (t.length < 3) continue;
     if (/\p{N}/u.test(t) || /[@_]/.test(t) || /\p{Ll}\p{Lu}/u.test(t) || /^[\p{Lu}\p{N}-]{4,}$/u.test(t)) out.add(compact(t));
@@ -234,8 +242,9 @@ export class LeakageProfile {
   /** Rolling hash of each 12-character run of the prompt → where it starts (verified on a hit). */
   readonly grams: GramIndex;
   /** Weight of each prompt character: 3 for a character of a script without spaces (one such
-   * character carries about what three Latin letters do), else 1; and their sum. */
-  readonly weight: Uint8Array;
+   * character carries about what three Latin letters do), else 1 (null: the prompt has none of
+   * those, every weight is 1); and their sum. */
+  readonly weight: Uint8Array | null = null;
   readonly totalWeight: number;
   readonly rare: string[];
   readonly shingleNeed: number;
@@ -252,11 +261,11 @@ export class LeakageProfile {
     this.prompt = systemTexts.map(compact).join('\u0000');
     const grams = (this.grams = new GramIndex(this.prompt.length - K + 1));
     forEachGram(this.prompt, (i, h) => grams.add(h, i));
-    this.weight = new Uint8Array(this.prompt.length).fill(1);
     let L = this.prompt.length;
     if (CJK_CHAR.test(this.prompt)) {
+      const weight = (this.weight = new Uint8Array(this.prompt.length));
       L = 0;
-      for (let i = 0; i < this.prompt.length; i++) L += this.weight[i] = CJK_CHAR.test(this.prompt[i]!) ? 3 : 1;
+      for (let i = 0; i < this.prompt.length; i++) L += weight[i] = CJK_CHAR.test(this.prompt[i]!) ? 3 : 1;
     }
     this.totalWeight = L;
     this.rare = rareTokens(systemTexts.join('\n'));
@@ -440,13 +449,13 @@ export class LeakageMeter {
       }
       if (i < K - 1 || lastNul > i - K) continue;
       const start = i - K + 1;
-      for (let at = grams.first(h); at !== -1; at = grams.next[at]!) if (sameRun(prompt, at, c, start)) forwards.push(at);
-      if (byHash) for (let at = grams.first(g); at !== -1; at = grams.next[at]!) if (sameRunReversed(prompt, at, c, start)) backwards.push(at);
+      for (let at = grams.first(h); at !== -1; at = grams.next(at)) if (sameRun(prompt, at, c, start)) forwards.push(at);
+      if (byHash) for (let at = grams.first(g); at !== -1; at = grams.next(at)) if (sameRunReversed(prompt, at, c, start)) backwards.push(at);
     }
     if (!byHash) {
       const r = reversed(c);
       forEachGram(r, (start, hash) => {
-        for (let at = grams.first(hash); at !== -1; at = grams.next[at]!) if (sameRun(prompt, at, r, start)) backwards.push(at);
+        for (let at = grams.first(hash); at !== -1; at = grams.next(at)) if (sameRun(prompt, at, r, start)) backwards.push(at);
       });
     }
     return [forwards, backwards];
@@ -454,10 +463,11 @@ export class LeakageMeter {
 
   private mark(p: number): void {
     const covered = (this.covered ??= new Uint8Array(this.p.prompt.length));
+    const weight = this.p.weight;
     for (let j = p; j < p + K; j++) {
       if (covered[j] === 0) {
         covered[j] = 1;
-        this.coveredCount += this.p.weight[j]!;
+        this.coveredCount += weight === null ? 1 : weight[j]!;
       }
     }
   }

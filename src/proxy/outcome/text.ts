@@ -138,53 +138,47 @@ for (let c = 0; c < 128; c++) {
   if (/\w/.test(ch)) CLASSES[c]! |= WORD;
 }
 
-/** The maximal runs of one character class, `min` or more long, read a character at a time. */
-class Runs {
-  private start = -1;
-  readonly found: string[] = [];
-
-  constructor(private readonly min: number) {}
-
-  /** Character `i` of `text` is, or is not, of the class (`i` = the text's length: the end). */
-  step(inClass: boolean, i: number, text: string): void {
-    if (inClass) {
-      if (this.start < 0) this.start = i;
-    } else if (this.start >= 0) {
-      if (i - this.start >= this.min) this.found.push(text.slice(this.start, i));
-      this.start = -1;
-    }
-  }
+/** What readText() found: the runs an encoded payload can be, each list in text order. */
+interface Runs {
+  short: string[];
+  long: string[];
+  hexWords: string[];
+  hex: string[];
 }
 
 /**
  * One pass over an answer text (rather than a regular expression each, retried at every
- * position of an answer that is mostly prose):
- *  - the runs an encoded payload can be, each list in text order:
- *    short: maximal runs of `[A-Za-z0-9+/_-]`, 8 or more (`/[A-Za-z0-9+/_-]{8,}={0,2}/g`, `=` off);
- *    long: maximal runs of `[A-Za-z0-9+/]`, 16 or more;
- *    hexWords: whole ASCII words (`\b...\b`) that are hex, an even 8 or more digits long
- *    (`/\b(?:[0-9a-fA-F]{2}){4,}\b/g`);
- *    hex: maximal runs of `[0-9a-fA-F]`, 16 or more;
- *  - the acrostic readings: of each line (split at `\n`) and each word (split at `\s`) that has
- *    one, its first `\p{L}|\p{N}` (its first UTF-16 unit), joined.
+ * position of an answer that is mostly prose), with the start of each kind of run kept in a
+ * local (-1: none open):
+ *  short: maximal runs of `[A-Za-z0-9+/_-]`, 8 or more (`/[A-Za-z0-9+/_-]{8,}={0,2}/g`, `=` off);
+ *  long: maximal runs of `[A-Za-z0-9+/]`, 16 or more;
+ *  hexWords: whole ASCII words (`\b...\b`) that are hex, an even 8 or more digits long
+ *  (`/\b(?:[0-9a-fA-F]{2}){4,}\b/g`);
+ *  hex: maximal runs of `[0-9a-fA-F]`, 16 or more.
  */
-function readText(text: string): { short: string[]; long: string[]; hexWords: string[]; hex: string[]; lineInitials: string; wordInitials: string } {
-  const short = new Runs(8);
-  const long = new Runs(16);
-  const hex = new Runs(16);
-  const out = { short: short.found, long: long.found, hexWords: [] as string[], hex: hex.found, lineInitials: '', wordInitials: '' };
+function readText(text: string): Runs {
+  const out: Runs = { short: [], long: [], hexWords: [], hex: [] };
+  let short = -1;
+  let long = -1;
+  let hex = -1;
   let word = -1;
   let wordIsHex = false;
-  let inLine = false;
-  let lineHas = false;
-  let inWord = false;
-  let wordHas = false;
   const n = text.length;
   for (let i = 0; i <= n; i++) {
     const c = i < n ? text.charCodeAt(i) : 128;
     const f = c < 128 ? CLASSES[c]! : 0;
-    short.step((f & BASE64URL) !== 0, i, text);
-    long.step((f & BASE64) !== 0, i, text);
+    if (f & BASE64URL) {
+      if (short < 0) short = i;
+    } else if (short >= 0) {
+      if (i - short >= 8) out.short.push(text.slice(short, i));
+      short = -1;
+    }
+    if (f & BASE64) {
+      if (long < 0) long = i;
+    } else if (long >= 0) {
+      if (i - long >= 16) out.long.push(text.slice(long, i));
+      long = -1;
+    }
     if (f & WORD) {
       if (word < 0) {
         word = i;
@@ -195,9 +189,37 @@ function readText(text: string): { short: string[]; long: string[]; hexWords: st
       if (wordIsHex && i - word >= 8 && (i - word) % 2 === 0) out.hexWords.push(text.slice(word, i));
       word = -1;
     }
-    hex.step((f & HEX) !== 0, i, text);
-    // Initials.
-    if (i === n) break;
+    if (f & HEX) {
+      if (hex < 0) hex = i;
+    } else if (hex >= 0) {
+      if (i - hex >= 16) out.hex.push(text.slice(hex, i));
+      hex = -1;
+    }
+  }
+  return out;
+}
+
+/** Code units of the initials being read (reused: grown, never shrunk). */
+let initialUnits = new Uint16Array(1024);
+
+/**
+ * The acrostic readings of a text, unfolded: of each line (split at `\n`) and of each word
+ * (split at `\s`) that has one, its first `\p{L}|\p{N}` (its first UTF-16 unit), joined.
+ * Read only when a guard asks (acrostics): most answers are never read this way.
+ */
+function initials(text: string): [string, string] {
+  const n = text.length;
+  if (initialUnits.length < 2 * n) initialUnits = new Uint16Array(2 * n);
+  const u = initialUnits;
+  // Word initials from the front, line initials from the middle (a text has at most n of each).
+  let words = 0;
+  let lines = n;
+  let inLine = false;
+  let lineHas = false;
+  let inWord = false;
+  let wordHas = false;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
     if (c === 10) {
       inLine = inWord = false;
       continue;
@@ -216,12 +238,20 @@ function readText(text: string): { short: string[]; long: string[]; hexWords: st
     }
     if (lineHas && wordHas) continue;
     if (c < 128 ? isAsciiAlnum(c) : ALNUM.test(String.fromCodePoint(text.codePointAt(i)!))) {
-      if (!lineHas) out.lineInitials += text[i];
-      if (!wordHas) out.wordInitials += text[i];
+      if (!lineHas) u[lines++] = c;
+      if (!wordHas) u[words++] = c;
       lineHas = wordHas = true;
     }
   }
-  return out;
+  return [unitsText(u, n, lines), unitsText(u, 0, words)];
+}
+
+/** The string of UTF-16 units u[from..to). */
+function unitsText(u: Uint16Array, from: number, to: number): string {
+  let s = '';
+  // In slices: String.fromCharCode takes its units as arguments.
+  for (let i = from; i < to; i += 4096) s += String.fromCharCode.apply(null, u.subarray(i, Math.min(to, i + 4096)) as unknown as number[]);
+  return s;
 }
 
 /**
@@ -230,7 +260,7 @@ function readText(text: string): { short: string[]; long: string[]; hexWords: st
  * of a payload (a stream window starts anywhere, so the 4-character base64 groups, or hex
  * pairs, may be misaligned: every alignment is tried). Kept when the result reads as text.
  */
-function extraDecodes(runs: ReturnType<typeof readText>): { kind: string; text: string }[] {
+function extraDecodes(runs: Runs): { kind: string; text: string }[] {
   const out: { kind: string; text: string }[] = [];
   const b64: string[] = [];
   for (const t of runs.short) {
@@ -283,7 +313,7 @@ export function answerViews(text: string): AnswerViews {
     ascii,
     compacts,
     get acrostics() {
-      return (acrostics ??= [fold(read.lineInitials), fold(read.wordInitials)]);
+      return (acrostics ??= initials(text).map((t) => fold(t)));
     },
   };
 }
