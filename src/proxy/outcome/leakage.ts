@@ -155,17 +155,19 @@ const PER_HASH = 8;
 
 /**
  * The prompt's 12-character runs by rolling hash → where they start, in prompt order, at most
- * PER_HASH per hash: an open-addressing table in one typed array (a hash is not a small integer,
- * and a Map of them boxes every key), and a chain of places through `next`. Places are stored
- * plus one, so a new (zeroed) array is an empty table with no fill.
+ * PER_HASH per hash: an open-addressing table in typed arrays (a hash is not a small integer,
+ * and a Map of them boxes every key), and a chain of places through `next`.
  */
 class GramIndex {
   private readonly mask: number;
   private readonly shift: number;
-  /** Per slot, four integers: the hash, its first place + 1 (0: empty slot), its last place, the chain's length. */
-  private readonly slots: Int32Array;
-  /** The next place with the same hash, + 1 (0: none). */
-  private readonly nextPlus: Int32Array;
+  private readonly keys: Int32Array;
+  /** First and last place of each slot's chain (-1: empty slot), and its length. */
+  private readonly heads: Int32Array;
+  private readonly tails: Int32Array;
+  private readonly counts: Uint8Array;
+  /** The next place with the same hash (-1: none). */
+  readonly next: Int32Array;
 
   constructor(places: number) {
     let bits = 4;
@@ -173,41 +175,35 @@ class GramIndex {
     while (1 << bits < places * 4) bits++;
     this.mask = (1 << bits) - 1;
     this.shift = 32 - bits;
-    this.slots = new Int32Array(4 << bits);
-    this.nextPlus = new Int32Array(Math.max(places, 0));
+    this.keys = new Int32Array(1 << bits);
+    this.heads = new Int32Array(1 << bits).fill(-1);
+    this.tails = new Int32Array(1 << bits);
+    this.counts = new Uint8Array(1 << bits);
+    this.next = new Int32Array(Math.max(places, 0)).fill(-1);
   }
 
-  /** Where hash h's four integers start. */
   private slot(h: number): number {
-    const slots = this.slots;
     let i = Math.imul(h, 0x9e3779b1) >>> this.shift;
-    while (slots[4 * i + 1] !== 0 && slots[4 * i] !== h) i = (i + 1) & this.mask;
-    return 4 * i;
+    while (this.heads[i] !== -1 && this.keys[i] !== h) i = (i + 1) & this.mask;
+    return i;
   }
 
   add(h: number, at: number): void {
     const i = this.slot(h);
-    const slots = this.slots;
-    if (slots[i + 1] === 0) {
-      slots[i] = h;
-      slots[i + 1] = at + 1;
-      slots[i + 2] = at;
-      slots[i + 3] = 1;
-    } else if (slots[i + 3]! < PER_HASH) {
-      this.nextPlus[slots[i + 2]!] = at + 1;
-      slots[i + 2] = at;
-      slots[i + 3]!++;
+    if (this.heads[i] === -1) {
+      this.keys[i] = h;
+      this.heads[i] = this.tails[i] = at;
+      this.counts[i] = 1;
+    } else if (this.counts[i]! < PER_HASH) {
+      this.next[this.tails[i]!] = at;
+      this.tails[i] = at;
+      this.counts[i]!++;
     }
   }
 
   /** The first place of a run with this hash, or -1 (then `next` from there). */
   first(h: number): number {
-    return this.slots[this.slot(h) + 1]! - 1;
-  }
-
-  /** The place after `at` with the same hash, or -1. */
-  next(at: number): number {
-    return this.nextPlus[at]! - 1;
+    return this.heads[this.slot(h)]!;
   }
 }
 
@@ -247,6 +243,9 @@ export class LeakageProfile {
   readonly weight: Uint8Array | null = null;
   readonly totalWeight: number;
   readonly rare: string[];
+  /** The rare tokens as a set, and their fnv() hashes (an answer's tokens are looked up by hash first). */
+  readonly rareSet: Set<string>;
+  readonly rareHashes: Int32Set;
   readonly shingleNeed: number;
   readonly charNeed: number;
   readonly rareNeed: number;
@@ -269,6 +268,8 @@ export class LeakageProfile {
     }
     this.totalWeight = L;
     this.rare = rareTokens(systemTexts.join('\n'));
+    this.rareSet = new Set(this.rare);
+    this.rareHashes = new Int32Set(this.rare.map((r) => fnv(r, 0, r.length)));
     const T = this.shingles.size;
     this.shingleNeed = T < 8 ? Infinity : T < opts.min_shingles ? Math.max(8, Math.ceil(0.8 * T)) : clamp(Math.ceil(opts.min_fraction * T), opts.min_shingles, Math.max(opts.min_shingles, opts.max_shingles));
     this.charNeed = L < 40 ? Infinity : L < opts.min_chars ? Math.max(40, Math.ceil(0.8 * L)) : clamp(Math.ceil(opts.char_fraction * L), opts.min_chars, Math.max(opts.min_chars, opts.max_chars));
@@ -340,9 +341,8 @@ export class LeakageMeter {
    * folded letters and digits hashed, and its string built only when the hash is a rare token's.
    */
   private rareAsTokens(texts: string[]): Set<string> {
-    const rare = new Set(this.p.rare);
+    const { rareSet: rare, rareHashes: byHash } = this.p;
     const found = new Set<string>();
-    const byHash = new Set(this.p.rare.map((r) => fnv(r, 0, r.length)));
     for (const t of texts) {
       if (NON_ASCII.test(t)) {
         for (const raw of tokens(t)) {
@@ -449,13 +449,13 @@ export class LeakageMeter {
       }
       if (i < K - 1 || lastNul > i - K) continue;
       const start = i - K + 1;
-      for (let at = grams.first(h); at !== -1; at = grams.next(at)) if (sameRun(prompt, at, c, start)) forwards.push(at);
-      if (byHash) for (let at = grams.first(g); at !== -1; at = grams.next(at)) if (sameRunReversed(prompt, at, c, start)) backwards.push(at);
+      for (let at = grams.first(h); at !== -1; at = grams.next[at]!) if (sameRun(prompt, at, c, start)) forwards.push(at);
+      if (byHash) for (let at = grams.first(g); at !== -1; at = grams.next[at]!) if (sameRunReversed(prompt, at, c, start)) backwards.push(at);
     }
     if (!byHash) {
       const r = reversed(c);
       forEachGram(r, (start, hash) => {
-        for (let at = grams.first(hash); at !== -1; at = grams.next(at)) if (sameRun(prompt, at, r, start)) backwards.push(at);
+        for (let at = grams.first(hash); at !== -1; at = grams.next[at]!) if (sameRun(prompt, at, r, start)) backwards.push(at);
       });
     }
     return [forwards, backwards];

@@ -48,6 +48,8 @@ export interface ProtectedEvidence {
 const QUOTED = /["“”«»„‚‘’'`「」『』]([^"“”«»„‚‘’'`「」『』\n]{3,80})["“”«»„‚‘’'`「」『』]/gu;
 const AFTER_MARK = /(?:[:=：是为は]|(?<![\p{L}\p{N}])(?:is|are|ist|sind|est|es|è|é|és|jest|lautet|was|será|sera|era)(?![\p{L}\p{N}]))\s*["“«„'`]?([^\s"“”«»„'`,;。、]{3,80})/giu;
 const URL_RE = /\bhttps?:\/\/[^\s)"'<>]+/giu;
+/** Every URL_RE match holds `://` (whatever its case): a text without it has none, and the regular expression is not run. */
+const hasUrl = (text: string): boolean => text.includes('://');
 const INTERNAL_HOST = /(^|\.)(internal|intranet|corp|local|lan|private|priv|intra)(\.|$)|^10\.|^192\.168\.|^172\.(1[6-9]|2\d|3[01])\./i;
 
 function valueShaped(tok: string): boolean {
@@ -164,7 +166,7 @@ export function promptValues(systemTexts: readonly string[], minLength: number):
         if (m[0] === '') kind.re.lastIndex++;
       }
     }
-    for (const m of text.matchAll(URL_RE)) {
+    for (const m of hasUrl(text) ? text.matchAll(URL_RE) : []) {
       try {
         if (INTERNAL_HOST.test(new URL(m[0]).hostname)) add(m[0], 'internal_url');
       } catch {
@@ -182,13 +184,13 @@ export function promptValues(systemTexts: readonly string[], minLength: number):
       const out: string[] = [];
       for (const m of part.matchAll(QUOTED)) if (!/\s.*\s.*\s/.test(m[1]!)) out.push(m[1]!);
       // Not the `:` of `https:` nor the `=` of a query: URLs are values only as a whole.
-      for (const m of part.replace(URL_RE, ' ').matchAll(AFTER_MARK)) {
+      for (const m of (hasUrl(part) ? part.replace(URL_RE, ' ') : part).matchAll(AFTER_MARK)) {
         const v = clean(m[1]!);
         if (marked || valueShaped(v)) out.push(v);
       }
       if (everyToken) {
         for (const tok of tokens(part)) if (valueShaped(tok)) out.push(tok);
-        for (const m of part.matchAll(URL_RE)) out.push(m[0]);
+        if (hasUrl(part)) for (const m of part.matchAll(URL_RE)) out.push(m[0]);
       }
       return out.filter((v) => compact(v).length >= minLength && !NOT_VALUES.has(compact(v)));
     };
@@ -226,6 +228,9 @@ function wholeWord(hay: string, needle: string): boolean {
   return false;
 }
 
+/** Letters and digits a value needs to be looked for in letters-only forms and acrostics. */
+export const ACROSTIC_MIN = 6;
+
 /** The first protected value the answer shows, in which form; null when none. */
 export function findProtected(values: readonly ProtectedValue[], views: AnswerViews): ProtectedEvidence | null {
   for (const pv of values) {
@@ -233,7 +238,7 @@ export function findProtected(values: readonly ProtectedValue[], views: AnswerVi
       if (!repeats(views.folded, i) && wholeWord(views.folded[i]!, pv.folded)) return { value: mask(pv.value), why: pv.why, form: i === 0 ? 'plain' : views.kinds[i]! };
     }
     // Letters-only forms: long enough that a chance run of letters does not make it.
-    if (pv.key.length >= 6) {
+    if (pv.key.length >= ACROSTIC_MIN) {
       // Each view's letters, forwards and (the value reversed inside them) backwards.
       for (let i = 0; i < views.compacts.length * 2; i++) {
         if (!repeats(views.compacts, i >> 1) && views.compacts[i >> 1]!.includes(i % 2 ? pv.reversedKey : pv.key)) return { value: mask(pv.value), why: pv.why, form: `${views.kinds[i >> 1]}/${i % 2 ? 'reversed' : 'compact'}` };

@@ -144,7 +144,12 @@ interface Runs {
   long: string[];
   hexWords: string[];
   hex: string[];
+  /** The acrostic readings, line initials then word initials (unfolded), when read in the same pass; else null. */
+  initials: [string, string] | null;
 }
+
+/** Code units of the initials being read (reused: grown, never shrunk). */
+let initialUnits = new Uint16Array(1024);
 
 /**
  * One pass over an answer text (rather than a regular expression each, retried at every
@@ -154,16 +159,28 @@ interface Runs {
  *  long: maximal runs of `[A-Za-z0-9+/]`, 16 or more;
  *  hexWords: whole ASCII words (`\b...\b`) that are hex, an even 8 or more digits long
  *  (`/\b(?:[0-9a-fA-F]{2}){4,}\b/g`);
- *  hex: maximal runs of `[0-9a-fA-F]`, 16 or more.
+ *  hex: maximal runs of `[0-9a-fA-F]`, 16 or more;
+ * and, with `withInitials`, the acrostic readings (unfolded): of each line (split at `\n`) and
+ * of each word (split at `\s`) that has one, its first `\p{L}|\p{N}` (its first UTF-16 unit),
+ * joined.
  */
-function readText(text: string): Runs {
-  const out: Runs = { short: [], long: [], hexWords: [], hex: [] };
+function readText(text: string, withInitials: boolean): Runs {
+  const out: Runs = { short: [], long: [], hexWords: [], hex: [], initials: null };
   let short = -1;
   let long = -1;
   let hex = -1;
   let word = -1;
   let wordIsHex = false;
   const n = text.length;
+  // Initials: word initials from the front of `u`, line initials from its middle (at most n of each).
+  if (withInitials && initialUnits.length < 2 * n) initialUnits = new Uint16Array(2 * n);
+  const u = initialUnits;
+  let words = 0;
+  let lines = n;
+  let inLine = false;
+  let lineHas = false;
+  let inWord = false;
+  let wordHas = false;
   for (let i = 0; i <= n; i++) {
     const c = i < n ? text.charCodeAt(i) : 128;
     const f = c < 128 ? CLASSES[c]! : 0;
@@ -195,31 +212,7 @@ function readText(text: string): Runs {
       if (i - hex >= 16) out.hex.push(text.slice(hex, i));
       hex = -1;
     }
-  }
-  return out;
-}
-
-/** Code units of the initials being read (reused: grown, never shrunk). */
-let initialUnits = new Uint16Array(1024);
-
-/**
- * The acrostic readings of a text, unfolded: of each line (split at `\n`) and of each word
- * (split at `\s`) that has one, its first `\p{L}|\p{N}` (its first UTF-16 unit), joined.
- * Read only when a guard asks (acrostics): most answers are never read this way.
- */
-function initials(text: string): [string, string] {
-  const n = text.length;
-  if (initialUnits.length < 2 * n) initialUnits = new Uint16Array(2 * n);
-  const u = initialUnits;
-  // Word initials from the front, line initials from the middle (a text has at most n of each).
-  let words = 0;
-  let lines = n;
-  let inLine = false;
-  let lineHas = false;
-  let inWord = false;
-  let wordHas = false;
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
+    if (!withInitials || i === n) continue;
     if (c === 10) {
       inLine = inWord = false;
       continue;
@@ -243,7 +236,8 @@ function initials(text: string): [string, string] {
       lineHas = wordHas = true;
     }
   }
-  return [unitsText(u, n, lines), unitsText(u, 0, words)];
+  if (withInitials) out.initials = [unitsText(u, n, lines), unitsText(u, 0, words)];
+  return out;
 }
 
 /** The string of UTF-16 units u[from..to). */
@@ -293,10 +287,11 @@ export function reversed(text: string): string {
   return [...text].reverse().join('');
 }
 
-/** Every view of an answer text the guards look in. */
-export function answerViews(text: string): AnswerViews {
+/** Every view of an answer text the guards look in. `acrostics`: the caller will read them
+ * (a protected value of 6+ characters), so they are read in the same pass as the runs. */
+export function answerViews(text: string, acrostics = false): AnswerViews {
   const n = normalise(text, 'output');
-  const read = readText(text);
+  const read = readText(text, acrostics);
   const views = [...n.views, ...extraDecodes(read)];
   const texts = views.map((v) => v.text);
   const kinds = views.map((v) => v.kind);
@@ -305,7 +300,7 @@ export function answerViews(text: string): AnswerViews {
   // Whether each folded text is ASCII (then read by char code): a non-ASCII one may fold to ASCII.
   const ascii = folded.map((f) => !NON_ASCII.test(f));
   const compacts = folded.map((f, i) => lettersOf(f, ascii[i]));
-  let acrostics: string[] | undefined;
+  let readings: string[] | undefined;
   return {
     texts,
     kinds,
@@ -313,7 +308,8 @@ export function answerViews(text: string): AnswerViews {
     ascii,
     compacts,
     get acrostics() {
-      return (acrostics ??= initials(text).map((t) => fold(t)));
+      // Not announced (a caller that reads them rarely): one more pass, now with the initials.
+      return (readings ??= (read.initials ?? readText(text, true).initials!).map((t) => fold(t)));
     },
   };
 }
