@@ -19,6 +19,7 @@ import { WindowScorer, F_KNOWN } from './features.js';
 import { identifyLanguage } from './language.js';
 import type { DetectorPlugin, Finding, NormalisedInput, AttackType, Severity, TextView } from '../../src/scanning/types.js';
 import { languageUnits, structureOf, unitText } from '../../src/scanning/structure.js';
+import { maskNumbers } from './numbers.js';
 
 /** The format scripts/train-classifier writes. /1 and /2 (no checksum, no F_SOLO) still load. */
 export const MODEL_FORMAT = 'warden-hashed-logreg/3';
@@ -241,10 +242,12 @@ const plugin: DetectorPlugin = {
     // as on prompts. Documents are where the model is least sure (docs/lab/detectors-notebook.md).
     // language_thresholds: true = the model's per-language thresholds (lang_thresholds), the
     // language identified from the text; off by default (docs/lab/concepts.md has the figures).
+    // mask_numbers: true = checksum-valid IBANs, Luhn-valid card numbers and phone numbers are
+    // not read (numbers.ts: data, not language); false = read as the model was trained.
     // abstain_on_data: true = score only the parts of the text that read as natural language
     // (src/scanning/structure.ts) and say nothing on data alone (tables, logs, hashes, blobs, runs
     // of one character); false = score the whole view as it is.
-    defaultConfig: { model: null as string | null, threshold_logit: null as number | null, threshold_logit_long: null as number | null, view: 'normalised', rag_severity: 'medium', abstain_on_data: true, language_thresholds: false },
+    defaultConfig: { model: null as string | null, threshold_logit: null as number | null, threshold_logit_long: null as number | null, view: 'normalised', rag_severity: 'medium', abstain_on_data: true, language_thresholds: false, mask_numbers: true },
     schema: {
       type: 'object',
       additionalProperties: false,
@@ -257,6 +260,7 @@ const plugin: DetectorPlugin = {
         rag_severity: { enum: ['medium', 'by_score'] },
         abstain_on_data: { type: 'boolean' },
         language_thresholds: { type: 'boolean' },
+        mask_numbers: { type: 'boolean' },
       },
     },
   },
@@ -274,15 +278,18 @@ const plugin: DetectorPlugin = {
       return typeof configured === 'number' ? configured : fromModel;
     };
     const gated = ctx.config.abstain_on_data !== false;
+    const masked = ctx.config.mask_numbers !== false ? maskNumbers : (text: string) => text;
     let abstained = false;
     /** The view's best logit, or null when it holds no language (abstain on it). Data is not
      * language: only the language pieces of the view are scored (an instruction in a CSV cell,
      * a log message or a code comment still is one), each apart; the threshold is the one the
      * whole view gets (pieces of a long text are judged as its windows are, the best of many). */
-    const scoreView = (v: TextView): { logit: number; start: number; end: number } | null => {
-      if (!gated) return c.score(v.text);
-      const structure = v.kind === 'original' ? input.structure ?? structureOf(v.text) : structureOf(v.text);
-      const units = languageUnits(v.text, structure);
+    const scoreView = (v: TextView): { logit: number; start: number; end: number; text: string } | null => {
+      // Same length as v.text (numbers become spaces): offsets and spans need no mapping.
+      const text = masked(v.text);
+      if (!gated) return { ...c.score(text), text };
+      const structure = v.kind === 'original' && text === v.text ? input.structure ?? structureOf(text) : structureOf(text);
+      const units = languageUnits(text, structure);
       if (units.length === 0) {
         abstained = true;
         return null;
@@ -290,15 +297,15 @@ const plugin: DetectorPlugin = {
       // Mostly language with some data in it (a message in a tool result's JSON, an e-mail
       // with its headers): the whole text is read as well, as the model was trained to read it.
       // A log's messages or a table's short cells stay below this share.
-      if (structure.languageShare >= WHOLE_TEXT_SHARE && units.length > 1) units.push([{ start: 0, end: v.text.length }]);
-      let best: { logit: number; start: number; end: number } | null = null;
+      if (structure.languageShare >= WHOLE_TEXT_SHARE && units.length > 1) units.push([{ start: 0, end: text.length }]);
+      let best: { logit: number; start: number; end: number; text: string } | null = null;
       const seen = new Set<string>();
       for (const unit of units) {
-        const u = unitText(v.text, unit);
+        const u = unitText(text, unit);
         if (seen.has(u.text)) continue;
         seen.add(u.text);
         const r = c.score(u.text);
-        if (best === null || r.logit > best.logit) best = { logit: r.logit, ...u.toSource(r.start, r.end) };
+        if (best === null || r.logit > best.logit) best = { logit: r.logit, ...u.toSource(r.start, r.end), text };
       }
       return best;
     };
@@ -307,8 +314,9 @@ const plugin: DetectorPlugin = {
     let start = 0;
     let end = 0;
     let threshold = thresholdFor(view.text);
+    let scored = view.text;
     const first = scoreView(view);
-    if (first !== null) ({ logit, start, end } = first);
+    if (first !== null) ({ logit, start, end, text: scored } = first);
     // A payload the normaliser decoded (base64, JSON escapes, reversed, ...) is read as well, so
     // an injection only the model recognises is not hidden by encoding it; the best margin wins.
     // Only inputs that carried an encoding pay for it, and at most MAX_DECODED_VIEWS views. A
@@ -320,7 +328,7 @@ const plugin: DetectorPlugin = {
       if (sv === null) continue;
       const t = thresholdFor(v.text);
       if (sv.logit - t > logit - threshold) {
-        ({ logit, start, end } = sv);
+        ({ logit, start, end, text: scored } = sv);
         threshold = t;
         view = v;
       }
@@ -329,7 +337,7 @@ const plugin: DetectorPlugin = {
       if (abstained && logit === -Infinity) ctx.note?.('abstain:not-language');
       return [];
     }
-    const windowText = view.text.slice(start, end);
+    const windowText = scored.slice(start, end);
     const attackType: AttackType = input.target === 'rag' ? 'indirect_injection' : c.typeLogit(windowText) > 0 ? 'jailbreak' : 'prompt_injection';
     const confidence = Math.min(0.95, sigmoid(logit - threshold + 1));
     const capped = input.target === 'rag' && ctx.config.rag_severity !== 'by_score';
@@ -338,7 +346,7 @@ const plugin: DetectorPlugin = {
     // disguise is evidence too, so two logits over the threshold block instead of three (the
     // undone view scores a little lower than the plain text would). Text that reads the same
     // either way (code with a few `\n` escapes, HTML with `&amp;`) keeps the usual margin.
-    const hidden = view.kind !== 'original' && disguised(input) && !(c.score(input.views[0]!.text).logit >= thresholdFor(input.views[0]!.text));
+    const hidden = view.kind !== 'original' && disguised(input) && !(c.score(masked(input.views[0]!.text)).logit >= thresholdFor(input.views[0]!.text));
     const margin = hidden ? DISGUISED_HIGH_MARGIN : HIGH_MARGIN;
     const severity: Severity = !capped && logit >= threshold + margin ? 'high' : 'medium';
     return [{

@@ -50,9 +50,31 @@ const digits = (r: () => number, n: number) => Array.from({ length: n }, () => M
 const upper = (r: () => number, n: number) => Array.from({ length: n }, () => String.fromCharCode(65 + Math.floor(r() * 26))).join('');
 const alnum = (r: () => number, n: number) => Array.from({ length: n }, () => pick(r, 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789'.split(''))).join('');
 
+/**
+ * An IBAN as a real one is: its country's length and valid check digits (ISO 13616 mod 97),
+ * grouped by four. The account part is made from the same 20 random digits the first version
+ * of this generator drew (it printed 2 + 20 digits whatever the country, failing the check), so
+ * the rest of every draw is unchanged.
+ */
 function iban(r: () => number): string {
   const cc = pick(r, ['DE', 'FR', 'ES', 'PT', 'NL', 'IT']);
-  return `${cc}${digits(r, 2)} ${digits(r, 4)} ${digits(r, 4)} ${digits(r, 4)} ${digits(r, 4)} ${digits(r, 2)}`;
+  const d = `${digits(r, 2)}${digits(r, 4)}${digits(r, 4)}${digits(r, 4)}${digits(r, 4)}${digits(r, 2)}`;
+  const bban: Record<string, string> = {
+    DE: d.slice(2), // 18 digits
+    FR: d + d.slice(0, 3), // 23
+    ES: d, // 20
+    PT: d + d[0], // 21
+    NL: ['ABNA', 'RABO', 'INGB', 'TRIO'][Number(d[0]) % 4] + d.slice(10), // 4 letters, 10 digits
+    IT: 'X' + d + d.slice(0, 2), // CIN letter, 22 digits
+  };
+  return withCheck(cc, bban[cc]!);
+}
+
+/** cc, check digits and bban, grouped by four (ISO 13616: bban + cc + '00' as digits, mod 97). */
+function withCheck(cc: string, bban: string): string {
+  let rem = 0;
+  for (const ch of `${bban}${cc}00`) for (const x of /[A-Z]/.test(ch) ? String(ch.charCodeAt(0) - 55) : ch) rem = (rem * 10 + Number(x)) % 97;
+  return `${cc}${String(98 - rem).padStart(2, '0')}${bban}`.match(/.{1,4}/g)!.join(' ');
 }
 
 /** A German IBAN with valid check digits (ISO 13616 mod 97), grouped by four. */

@@ -207,10 +207,14 @@ class GramIndex {
   }
 }
 
+const MAYBE_RARE = /[\p{N}\p{Lu}@_]/u;
+
 /** Tokens that survive translation: anything with a digit, @, _, or a camel/upper-case code. */
 export function rareTokens(text: string): string[] {
   const out = new Set<string>();
   for (const raw of tokens(text)) {
+    // Each test below needs a digit, `@`, `_` or a capital in the token: most words have none.
+    if (!MAYBE_RARE.test(raw)) continue;
     const t = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
     if (t.length < 3) continue;
     if (/\p{N}/u.test(t) || /[@_]/.test(t) || /\p{Ll}\p{Lu}/u.test(t) || /^[\p{Lu}\p{N}-]{4,}$/u.test(t)) out.add(compact(t));
@@ -234,10 +238,14 @@ export class LeakageProfile {
   /** Rolling hash of each 12-character run of the prompt → where it starts (verified on a hit). */
   readonly grams: GramIndex;
   /** Weight of each prompt character: 3 for a character of a script without spaces (one such
-   * character carries about what three Latin letters do), else 1; and their sum. */
-  readonly weight: Uint8Array;
+   * character carries about what three Latin letters do), else 1 (null: the prompt has none of
+   * those, every weight is 1); and their sum. */
+  readonly weight: Uint8Array | null = null;
   readonly totalWeight: number;
   readonly rare: string[];
+  /** The rare tokens as a set, and their fnv() hashes (an answer's tokens are looked up by hash first). */
+  readonly rareSet: Set<string>;
+  readonly rareHashes: Int32Set;
   readonly shingleNeed: number;
   readonly charNeed: number;
   readonly rareNeed: number;
@@ -252,14 +260,16 @@ export class LeakageProfile {
     this.prompt = systemTexts.map(compact).join('\u0000');
     const grams = (this.grams = new GramIndex(this.prompt.length - K + 1));
     forEachGram(this.prompt, (i, h) => grams.add(h, i));
-    this.weight = new Uint8Array(this.prompt.length).fill(1);
     let L = this.prompt.length;
     if (CJK_CHAR.test(this.prompt)) {
+      const weight = (this.weight = new Uint8Array(this.prompt.length));
       L = 0;
-      for (let i = 0; i < this.prompt.length; i++) L += this.weight[i] = CJK_CHAR.test(this.prompt[i]!) ? 3 : 1;
+      for (let i = 0; i < this.prompt.length; i++) L += weight[i] = CJK_CHAR.test(this.prompt[i]!) ? 3 : 1;
     }
     this.totalWeight = L;
     this.rare = rareTokens(systemTexts.join('\n'));
+    this.rareSet = new Set(this.rare);
+    this.rareHashes = new Int32Set(this.rare.map((r) => fnv(r, 0, r.length)));
     const T = this.shingles.size;
     this.shingleNeed = T < 8 ? Infinity : T < opts.min_shingles ? Math.max(8, Math.ceil(0.8 * T)) : clamp(Math.ceil(opts.min_fraction * T), opts.min_shingles, Math.max(opts.min_shingles, opts.max_shingles));
     this.charNeed = L < 40 ? Infinity : L < opts.min_chars ? Math.max(40, Math.ceil(0.8 * L)) : clamp(Math.ceil(opts.char_fraction * L), opts.min_chars, Math.max(opts.min_chars, opts.max_chars));
@@ -331,9 +341,8 @@ export class LeakageMeter {
    * folded letters and digits hashed, and its string built only when the hash is a rare token's.
    */
   private rareAsTokens(texts: string[]): Set<string> {
-    const rare = new Set(this.p.rare);
+    const { rareSet: rare, rareHashes: byHash } = this.p;
     const found = new Set<string>();
-    const byHash = new Set(this.p.rare.map((r) => fnv(r, 0, r.length)));
     for (const t of texts) {
       if (NON_ASCII.test(t)) {
         for (const raw of tokens(t)) {
@@ -454,10 +463,11 @@ export class LeakageMeter {
 
   private mark(p: number): void {
     const covered = (this.covered ??= new Uint8Array(this.p.prompt.length));
+    const weight = this.p.weight;
     for (let j = p; j < p + K; j++) {
       if (covered[j] === 0) {
         covered[j] = 1;
-        this.coveredCount += this.p.weight[j]!;
+        this.coveredCount += weight === null ? 1 : weight[j]!;
       }
     }
   }

@@ -48,6 +48,8 @@ export interface ProtectedEvidence {
 const QUOTED = /["“”«»„‚‘’'`「」『』]([^"“”«»„‚‘’'`「」『』\n]{3,80})["“”«»„‚‘’'`「」『』]/gu;
 const AFTER_MARK = /(?:[:=：是为は]|(?<![\p{L}\p{N}])(?:is|are|ist|sind|est|es|è|é|és|jest|lautet|was|será|sera|era)(?![\p{L}\p{N}]))\s*["“«„'`]?([^\s"“”«»„'`,;。、]{3,80})/giu;
 const URL_RE = /\bhttps?:\/\/[^\s)"'<>]+/giu;
+/** Every URL_RE match holds `://` (whatever its case): a text without it has none, and the regular expression is not run. */
+const hasUrl = (text: string): boolean => text.includes('://');
 const INTERNAL_HOST = /(^|\.)(internal|intranet|corp|local|lan|private|priv|intra)(\.|$)|^10\.|^192\.168\.|^172\.(1[6-9]|2\d|3[01])\./i;
 
 function valueShaped(tok: string): boolean {
@@ -67,9 +69,37 @@ export function hasPhrase(sentence: string): boolean {
   return phraseKind(sentence) !== null;
 }
 
-/** The secret phrases found anywhere in a folded text (a sentence of it holds no other). */
+/** The phrases by their first two code units (every phrase has two or more), in PHRASES order. */
+const BY_START = new Map<number, string[]>();
+for (const p of new Set(PHRASES)) {
+  if (p.length < 2) throw new Error(`secret phrase ${JSON.stringify(p)}: one character is too short to look for`);
+  const k = (p.charCodeAt(0) << 16) | p.charCodeAt(1);
+  const list = BY_START.get(k);
+  if (list) list.push(p);
+  else BY_START.set(k, [p]);
+}
+const ORDER = new Map([...new Set(PHRASES)].map((p, i) => [p, i]));
+
+/**
+ * The secret phrases found anywhere in a folded text (a sentence of it holds no other), in
+ * PHRASES order, each once: what `PHRASES.filter((p) => folded.includes(p))` gives without its
+ * repeats (a phrase two languages share), in one pass over the text (one map look-up per
+ * position) instead of one search per phrase.
+ */
 function phrasesIn(folded: string): string[] {
-  return PHRASES.filter((p) => folded.includes(p));
+  let found: string[] | null = null;
+  let prev = folded.charCodeAt(0);
+  for (let i = 1; i < folded.length; i++) {
+    const c = folded.charCodeAt(i);
+    const list = BY_START.get((prev << 16) | c);
+    prev = c;
+    if (list === undefined) continue;
+    for (const p of list) {
+      if ((found === null || !found.includes(p)) && folded.startsWith(p, i - 1)) (found ??= []).push(p);
+    }
+  }
+  if (found === null) return [];
+  return found.length > 1 ? found.sort((a, b) => ORDER.get(a)! - ORDER.get(b)!) : found;
 }
 
 /** `secrecy` when a text says to keep something secret, `credential` when it only names a kind of credential. */
@@ -136,7 +166,7 @@ export function promptValues(systemTexts: readonly string[], minLength: number):
         if (m[0] === '') kind.re.lastIndex++;
       }
     }
-    for (const m of text.matchAll(URL_RE)) {
+    for (const m of hasUrl(text) ? text.matchAll(URL_RE) : []) {
       try {
         if (INTERNAL_HOST.test(new URL(m[0]).hostname)) add(m[0], 'internal_url');
       } catch {
@@ -154,13 +184,13 @@ export function promptValues(systemTexts: readonly string[], minLength: number):
       const out: string[] = [];
       for (const m of part.matchAll(QUOTED)) if (!/\s.*\s.*\s/.test(m[1]!)) out.push(m[1]!);
       // Not the `:` of `https:` nor the `=` of a query: URLs are values only as a whole.
-      for (const m of part.replace(URL_RE, ' ').matchAll(AFTER_MARK)) {
+      for (const m of (hasUrl(part) ? part.replace(URL_RE, ' ') : part).matchAll(AFTER_MARK)) {
         const v = clean(m[1]!);
         if (marked || valueShaped(v)) out.push(v);
       }
       if (everyToken) {
         for (const tok of tokens(part)) if (valueShaped(tok)) out.push(tok);
-        for (const m of part.matchAll(URL_RE)) out.push(m[0]);
+        if (hasUrl(part)) for (const m of part.matchAll(URL_RE)) out.push(m[0]);
       }
       return out.filter((v) => compact(v).length >= minLength && !NOT_VALUES.has(compact(v)));
     };
@@ -198,6 +228,9 @@ function wholeWord(hay: string, needle: string): boolean {
   return false;
 }
 
+/** Letters and digits a value needs to be looked for in letters-only forms and acrostics. */
+export const ACROSTIC_MIN = 6;
+
 /** The first protected value the answer shows, in which form; null when none. */
 export function findProtected(values: readonly ProtectedValue[], views: AnswerViews): ProtectedEvidence | null {
   for (const pv of values) {
@@ -205,7 +238,7 @@ export function findProtected(values: readonly ProtectedValue[], views: AnswerVi
       if (!repeats(views.folded, i) && wholeWord(views.folded[i]!, pv.folded)) return { value: mask(pv.value), why: pv.why, form: i === 0 ? 'plain' : views.kinds[i]! };
     }
     // Letters-only forms: long enough that a chance run of letters does not make it.
-    if (pv.key.length >= 6) {
+    if (pv.key.length >= ACROSTIC_MIN) {
       // Each view's letters, forwards and (the value reversed inside them) backwards.
       for (let i = 0; i < views.compacts.length * 2; i++) {
         if (!repeats(views.compacts, i >> 1) && views.compacts[i >> 1]!.includes(i % 2 ? pv.reversedKey : pv.key)) return { value: mask(pv.value), why: pv.why, form: `${views.kinds[i >> 1]}/${i % 2 ? 'reversed' : 'compact'}` };

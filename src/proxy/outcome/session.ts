@@ -5,7 +5,7 @@ import { inputCheck } from './input-check.js';
 import { LeakageMeter, type LeakageOptions } from './leakage.js';
 import { ExfilChecker } from './markdown-exfil.js';
 import { promptFacts, type PromptFacts } from './prompt-facts.js';
-import { findProtected, withConfigured, type ProtectedValue } from './protected.js';
+import { ACROSTIC_MIN, findProtected, withConfigured, type ProtectedValue } from './protected.js';
 import { Provenance, type ToolCallIn } from './provenance.js';
 import { answerViews } from './text.js';
 import type { ToolKind } from './tool-kinds.js';
@@ -41,6 +41,7 @@ export class OutcomeSession {
   private readonly reported = new Set<string>();
   /** Letters and digits (upper case) of the system, developer and user turns; read on first use. */
   private callerTextCache: string | null = null;
+  private acrosticsCache: boolean | null = null;
   private readonly configured: string[];
   /** What the system and developer turns give the guards (kept across requests: prompt-facts.ts). */
   private readonly facts: PromptFacts | null;
@@ -56,6 +57,11 @@ export class OutcomeSession {
   private get protectedList(): readonly ProtectedValue[] {
     const min = this.s.protected_values.min_length;
     return (this.protectedCache ??= this.conv.system.length || this.configured.length ? withConfigured(this.configured, min, this.facts?.values(min) ?? []) : []);
+  }
+
+  /** Whether a protected value is long enough to be looked for as an acrostic (protected.ts findProtected). */
+  private get readsAcrostics(): boolean {
+    return (this.acrosticsCache ??= this.protectedList.some((v) => v.key.length >= ACROSTIC_MIN));
   }
 
   private get callerText(): string {
@@ -94,7 +100,7 @@ export class OutcomeSession {
     const out: ExternalFinding[] = [];
     if (!text) return out;
     const guardValues = this.s.protected_values.enabled && this.protectedList.length > 0;
-    const views = this.leakage || guardValues ? answerViews(text) : null;
+    const views = this.leakage || guardValues ? answerViews(text, guardValues && this.readsAcrostics) : null;
     if (this.leakage && views && !this.reported.has('outcome.system_prompt_leak')) {
       const e = this.leakage.observe(views);
       if (e && this.once('outcome.system_prompt_leak')) {

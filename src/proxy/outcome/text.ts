@@ -138,53 +138,64 @@ for (let c = 0; c < 128; c++) {
   if (/\w/.test(ch)) CLASSES[c]! |= WORD;
 }
 
-/** The maximal runs of one character class, `min` or more long, read a character at a time. */
-class Runs {
-  private start = -1;
-  readonly found: string[] = [];
-
-  constructor(private readonly min: number) {}
-
-  /** Character `i` of `text` is, or is not, of the class (`i` = the text's length: the end). */
-  step(inClass: boolean, i: number, text: string): void {
-    if (inClass) {
-      if (this.start < 0) this.start = i;
-    } else if (this.start >= 0) {
-      if (i - this.start >= this.min) this.found.push(text.slice(this.start, i));
-      this.start = -1;
-    }
-  }
+/** What readText() found: the runs an encoded payload can be, each list in text order. */
+interface Runs {
+  short: string[];
+  long: string[];
+  hexWords: string[];
+  hex: string[];
+  /** The acrostic readings, line initials then word initials (unfolded), when read in the same pass; else null. */
+  initials: [string, string] | null;
 }
+
+/** Code units of the initials being read (reused: grown, never shrunk). */
+let initialUnits = new Uint16Array(1024);
 
 /**
  * One pass over an answer text (rather than a regular expression each, retried at every
- * position of an answer that is mostly prose):
- *  - the runs an encoded payload can be, each list in text order:
- *    short: maximal runs of `[A-Za-z0-9+/_-]`, 8 or more (`/[A-Za-z0-9+/_-]{8,}={0,2}/g`, `=` off);
- *    long: maximal runs of `[A-Za-z0-9+/]`, 16 or more;
- *    hexWords: whole ASCII words (`\b...\b`) that are hex, an even 8 or more digits long
- *    (`/\b(?:[0-9a-fA-F]{2}){4,}\b/g`);
- *    hex: maximal runs of `[0-9a-fA-F]`, 16 or more;
- *  - the acrostic readings: of each line (split at `\n`) and each word (split at `\s`) that has
- *    one, its first `\p{L}|\p{N}` (its first UTF-16 unit), joined.
+ * position of an answer that is mostly prose), with the start of each kind of run kept in a
+ * local (-1: none open):
+ *  short: maximal runs of `[A-Za-z0-9+/_-]`, 8 or more (`/[A-Za-z0-9+/_-]{8,}={0,2}/g`, `=` off);
+ *  long: maximal runs of `[A-Za-z0-9+/]`, 16 or more;
+ *  hexWords: whole ASCII words (`\b...\b`) that are hex, an even 8 or more digits long
+ *  (`/\b(?:[0-9a-fA-F]{2}){4,}\b/g`);
+ *  hex: maximal runs of `[0-9a-fA-F]`, 16 or more;
+ * and, with `withInitials`, the acrostic readings (unfolded): of each line (split at `\n`) and
+ * of each word (split at `\s`) that has one, its first `\p{L}|\p{N}` (its first UTF-16 unit),
+ * joined.
  */
-function readText(text: string): { short: string[]; long: string[]; hexWords: string[]; hex: string[]; lineInitials: string; wordInitials: string } {
-  const short = new Runs(8);
-  const long = new Runs(16);
-  const hex = new Runs(16);
-  const out = { short: short.found, long: long.found, hexWords: [] as string[], hex: hex.found, lineInitials: '', wordInitials: '' };
+function readText(text: string, withInitials: boolean): Runs {
+  const out: Runs = { short: [], long: [], hexWords: [], hex: [], initials: null };
+  let short = -1;
+  let long = -1;
+  let hex = -1;
   let word = -1;
   let wordIsHex = false;
+  const n = text.length;
+  // Initials: word initials from the front of `u`, line initials from its middle (at most n of each).
+  if (withInitials && initialUnits.length < 2 * n) initialUnits = new Uint16Array(2 * n);
+  const u = initialUnits;
+  let words = 0;
+  let lines = n;
   let inLine = false;
   let lineHas = false;
   let inWord = false;
   let wordHas = false;
-  const n = text.length;
   for (let i = 0; i <= n; i++) {
     const c = i < n ? text.charCodeAt(i) : 128;
     const f = c < 128 ? CLASSES[c]! : 0;
-    short.step((f & BASE64URL) !== 0, i, text);
-    long.step((f & BASE64) !== 0, i, text);
+    if (f & BASE64URL) {
+      if (short < 0) short = i;
+    } else if (short >= 0) {
+      if (i - short >= 8) out.short.push(text.slice(short, i));
+      short = -1;
+    }
+    if (f & BASE64) {
+      if (long < 0) long = i;
+    } else if (long >= 0) {
+      if (i - long >= 16) out.long.push(text.slice(long, i));
+      long = -1;
+    }
     if (f & WORD) {
       if (word < 0) {
         word = i;
@@ -195,9 +206,13 @@ function readText(text: string): { short: string[]; long: string[]; hexWords: st
       if (wordIsHex && i - word >= 8 && (i - word) % 2 === 0) out.hexWords.push(text.slice(word, i));
       word = -1;
     }
-    hex.step((f & HEX) !== 0, i, text);
-    // Initials.
-    if (i === n) break;
+    if (f & HEX) {
+      if (hex < 0) hex = i;
+    } else if (hex >= 0) {
+      if (i - hex >= 16) out.hex.push(text.slice(hex, i));
+      hex = -1;
+    }
+    if (!withInitials || i === n) continue;
     if (c === 10) {
       inLine = inWord = false;
       continue;
@@ -216,12 +231,21 @@ function readText(text: string): { short: string[]; long: string[]; hexWords: st
     }
     if (lineHas && wordHas) continue;
     if (c < 128 ? isAsciiAlnum(c) : ALNUM.test(String.fromCodePoint(text.codePointAt(i)!))) {
-      if (!lineHas) out.lineInitials += text[i];
-      if (!wordHas) out.wordInitials += text[i];
+      if (!lineHas) u[lines++] = c;
+      if (!wordHas) u[words++] = c;
       lineHas = wordHas = true;
     }
   }
+  if (withInitials) out.initials = [unitsText(u, n, lines), unitsText(u, 0, words)];
   return out;
+}
+
+/** The string of UTF-16 units u[from..to). */
+function unitsText(u: Uint16Array, from: number, to: number): string {
+  let s = '';
+  // In slices: String.fromCharCode takes its units as arguments.
+  for (let i = from; i < to; i += 4096) s += String.fromCharCode.apply(null, u.subarray(i, Math.min(to, i + 4096)) as unknown as number[]);
+  return s;
 }
 
 /**
@@ -230,7 +254,7 @@ function readText(text: string): { short: string[]; long: string[]; hexWords: st
  * of a payload (a stream window starts anywhere, so the 4-character base64 groups, or hex
  * pairs, may be misaligned: every alignment is tried). Kept when the result reads as text.
  */
-function extraDecodes(runs: ReturnType<typeof readText>): { kind: string; text: string }[] {
+function extraDecodes(runs: Runs): { kind: string; text: string }[] {
   const out: { kind: string; text: string }[] = [];
   const b64: string[] = [];
   for (const t of runs.short) {
@@ -263,10 +287,11 @@ export function reversed(text: string): string {
   return [...text].reverse().join('');
 }
 
-/** Every view of an answer text the guards look in. */
-export function answerViews(text: string): AnswerViews {
+/** Every view of an answer text the guards look in. `acrostics`: the caller will read them
+ * (a protected value of 6+ characters), so they are read in the same pass as the runs. */
+export function answerViews(text: string, acrostics = false): AnswerViews {
   const n = normalise(text, 'output');
-  const read = readText(text);
+  const read = readText(text, acrostics);
   const views = [...n.views, ...extraDecodes(read)];
   const texts = views.map((v) => v.text);
   const kinds = views.map((v) => v.kind);
@@ -275,7 +300,7 @@ export function answerViews(text: string): AnswerViews {
   // Whether each folded text is ASCII (then read by char code): a non-ASCII one may fold to ASCII.
   const ascii = folded.map((f) => !NON_ASCII.test(f));
   const compacts = folded.map((f, i) => lettersOf(f, ascii[i]));
-  let acrostics: string[] | undefined;
+  let readings: string[] | undefined;
   return {
     texts,
     kinds,
@@ -283,7 +308,8 @@ export function answerViews(text: string): AnswerViews {
     ascii,
     compacts,
     get acrostics() {
-      return (acrostics ??= [fold(read.lineInitials), fold(read.wordInitials)]);
+      // Not announced (a caller that reads them rarely): one more pass, now with the initials.
+      return (readings ??= (read.initials ?? readText(text, true).initials!).map((t) => fold(t)));
     },
   };
 }
