@@ -173,9 +173,11 @@ describe('scanning/rules prefilter fast paths', () => {
     this.timeout(120_000);
     const rules = loadRuleSet(join(ROOT, 'rules'));
     // Absolute guard off; any set over its siblings' median (factor 1, no floor) counts as off
-    // the cliff, so some set always qualifies once two siblings have a judged window.
-    const relative = new CompiledRules(rules, { cliffNsPerByte: Infinity, relativeCliff: 1, relativeFloorNsPerByte: 0 });
-    const off = new CompiledRules(rules, { cliffNsPerByte: Infinity, relativeCliff: Infinity });
+    // the cliff, so some set always qualifies once two siblings have a judged window. The RE2.Sets
+    // alone: on the word path, all-ASCII texts (these) meet one set of the forms it leaves,
+    // which has no siblings.
+    const relative = new CompiledRules(rules, { cliffNsPerByte: Infinity, relativeCliff: 1, relativeFloorNsPerByte: 0, prefilter: 're2' });
+    const off = new CompiledRules(rules, { cliffNsPerByte: Infinity, relativeCliff: Infinity, prefilter: 're2' });
     const filler = 'The quarterly report lists three risks for the finance team, with figures per region. ';
     const texts: string[] = [];
     for (const r of rules.rules) for (const c of r.tests?.match ?? []) texts.push(c);

@@ -57,6 +57,8 @@ interface SetLayout {
  * words, and RE2.Sets of the rest of the forms an all-ASCII view can match. */
 interface WordPath {
   matcher: WordMatcher;
+  /** Per position: the form's own RE2 where its word reading is partial, else null. */
+  verify: Array<RE2 | null>;
   /** How many forms the matcher reads as words. */
   wordForms: number;
   rest: SetLayout;
@@ -477,8 +479,13 @@ export class CompiledRules implements RuleMatcher {
     // All-ASCII views: the word forms by the word matcher, the rest by their own sets.
     const layout = ascii && t.words !== null ? t.words.rest : t.full;
     if (layout !== t.full) {
-      const found = t.words!.matcher.match(text, bytes);
-      for (let k = 0; k < found.length; k++) pushPatternsAt(t.firstPattern, found[k]!, out);
+      const { matcher, verify } = t.words!;
+      const found = matcher.match(text, bytes);
+      for (let k = 0; k < found.length; k++) {
+        const q = found[k]!;
+        const check = verify[q];
+        if (check === null || check === undefined || check.test(bytes)) pushPatternsAt(t.firstPattern, q, out);
+      }
     }
     const positionOf = layout.positionOf;
     try {
@@ -606,14 +613,18 @@ const REST_SET_SIZE = 16;
  */
 function wordPath(forms: string[], always: ReadonlySet<number>, maxSetSize: number | undefined): WordPath | null {
   const nonAscii = forms.map((f) => needsNonAscii(f));
-  const wordForms = cachedWordForms(
+  const readings = cachedWordForms(
     forms,
     forms.map((_, q) => always.has(q) || nonAscii[q]!),
   );
+  const wordForms = readings.map((r) => r?.sequences ?? null);
   const rest: number[] = [];
   forms.forEach((_, q) => {
     if (wordForms[q] === null && !always.has(q) && !nonAscii[q]) rest.push(q);
   });
+  // A partial reading names looser candidates: each is tested with its form (one RE2 test, a
+  // DFA pass) before the exact pattern runs, which costs about twice as much and finds spans.
+  const verify = readings.map((r, q) => (r?.partial === true ? new RE2(forms[q]!, 'iu') : null));
   if (!wordForms.some((w) => w !== null)) return null;
   const sources = rest.map((q) => forms[q]!);
   // These are the forms that are not words: heads of markup and punctuation, long gaps. Sets
@@ -632,6 +643,7 @@ function wordPath(forms: string[], always: ReadonlySet<number>, maxSetSize: numb
   if (built.always.length > 0) throw new Error('word path: a prefilter form that fits no set');
   return {
     matcher: wordMatcher(buildWordTables(wordForms)),
+    verify,
     wordForms: wordForms.filter((w) => w !== null).length,
     rest: { groups, positionOf, forms: built.order.map((i) => sources[i]!) },
   };

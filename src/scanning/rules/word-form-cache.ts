@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { log } from '../../log.js';
-import { wordForm, type WordForm } from './word-forms.js';
+import { readWords, type WordReading } from './word-forms.js';
 
 let codeHash: string | null = null;
 
@@ -30,19 +30,19 @@ function readerCode(): string {
   return (codeHash = h.digest('hex'));
 }
 
-/** wordForm() of each form (null where a form is not read as words, or where `skip[i]`). */
-export function cachedWordForms(forms: readonly string[], skip: readonly boolean[]): Array<WordForm | null> {
+/** readWords() of each form (null where a form is not read as words, or where `skip[i]`). */
+export function cachedWordForms(forms: readonly string[], skip: readonly boolean[]): Array<WordReading | null> {
   const wanted = forms.map((f, i) => (skip[i] ? null : f));
   const key = createHash('sha256').update(readerCode()).update(JSON.stringify(wanted)).digest('hex').slice(0, 32);
   const dir = process.env.WARDEN_PREFILTER_CACHE ?? join(tmpdir(), 'warden-vectorscan');
   const file = join(dir, `words-${key}.json`);
   try {
     const got = JSON.parse(readFileSync(file, 'utf8')) as unknown;
-    if (Array.isArray(got) && got.length === forms.length && got.every((w, i) => (w === null ? true : wanted[i] !== null && isWordForm(w)))) return got as Array<WordForm | null>;
+    if (Array.isArray(got) && got.length === forms.length && got.every((w, i) => (w === null ? true : wanted[i] !== null && isReading(w)))) return got as Array<WordReading | null>;
   } catch {
     /* not built yet, or unreadable: build */
   }
-  const out = wanted.map((f) => (f === null ? null : wordForm(f)));
+  const out = wanted.map((f) => (f === null ? null : readWords(f)));
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
@@ -56,8 +56,11 @@ export function cachedWordForms(forms: readonly string[], skip: readonly boolean
 
 const strings = (x: unknown): boolean => Array.isArray(x) && x.every((s) => typeof s === 'string' && s.length > 0 && s.length <= 64);
 
-/** The shape wordForm() gives: sequences of slots. */
-function isWordForm(w: unknown): boolean {
+/** The shape readWords() gives: sequences of slots, and whether the reading is partial. */
+function isReading(r: unknown): boolean {
+  const o = r as { sequences?: unknown; partial?: unknown } | null;
+  if (o === null || typeof o !== 'object' || typeof o.partial !== 'boolean') return false;
+  const w = o.sequences;
   return (
     Array.isArray(w) &&
     w.length > 0 &&

@@ -56,7 +56,10 @@ type Node =
   | { t: 'class'; words: string[]; punct: string[]; space: boolean; anyWord: boolean }
   | { t: 'bound' }
   /** A character no all-ASCII text holds (and no ASCII character matches case-insensitively). */
-  | { t: 'never' };
+  | { t: 'never' }
+  /** Something the reader does not model (`.`, a negated class, `\S`): a form holding one is
+   * read around it (a window of the items beside it), never through it. */
+  | { t: 'gap'; why: string };
 
 const isWordChar = (c: string): boolean => /^[0-9a-z_]$/i.test(c);
 const isSpaceChar = (c: string): boolean => c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f' || c === '\v';
@@ -126,18 +129,47 @@ class Parser {
       this.i++;
       return inner;
     }
-    if (c === '[') return this.parseClass();
-    if (c === '.') throw new Unsupported('dot');
+    if (c === '[') {
+      const start = this.i;
+      try {
+        return this.parseClass();
+      } catch (err) {
+        if (!(err instanceof Unsupported)) throw err;
+        this.i = start;
+        this.skipClass();
+        return { t: 'gap', why: err.message };
+      }
+    }
+    if (c === '.') {
+      this.i++;
+      return { t: 'gap', why: 'dot' };
+    }
     if (c === '^' || c === '$') {
       this.i++;
       return { t: 'bound' };
     }
-    if (c === '\\') return this.parseEscape(false) as Node;
+    if (c === '\\') {
+      const start = this.i;
+      try {
+        return this.parseEscape(false);
+      } catch (err) {
+        if (!(err instanceof Unsupported) || p[start + 1] === undefined || p[start + 1] === 'Q') throw err;
+        this.i = start + 2;
+        const e = p[start + 1]!;
+        if ((e === 'x' || e === 'p' || e === 'P') && p[this.i] === '{') {
+          const close = p.indexOf('}', this.i);
+          if (close < 0) throw err;
+          this.i = close + 1;
+        } else if (e === 'x') this.i += 2;
+        else if (e === 'p' || e === 'P') this.i += 1;
+        return { t: 'gap', why: err.message };
+      }
+    }
     if (c === '*' || c === '+' || c === '?' || c === '{') throw new Unsupported('bare quantifier');
     const cp = p.codePointAt(this.i)!;
     this.i += cp > 0xffff ? 2 : 1;
     if (cp > 0x7f) {
-      if (matchesAscii(cp)) throw new Unsupported('non-ASCII character that folds to ASCII');
+      if (matchesAscii(cp)) return { t: 'gap', why: 'non-ASCII character that folds to ASCII' };
       return { t: 'never' };
     }
     return { t: 'char', c: c.toLowerCase() };
@@ -190,6 +222,21 @@ class Parser {
         if (/[0-9a-zA-Z]/.test(e)) throw new Unsupported(`\\${e}`);
         return { t: 'char', c: e };
     }
+  }
+
+  /** Moves past the class that starts at this.i (`[`), as RE2 reads it: a `]` right after `[`
+   * or `[^` is a member, escapes are skipped. */
+  skipClass(): void {
+    const p = this.p;
+    this.i++;
+    if (p[this.i] === '^') this.i++;
+    if (p[this.i] === ']') this.i++;
+    while (this.i < p.length && p[this.i] !== ']') {
+      if (p[this.i] === '\\') this.i++;
+      this.i++;
+    }
+    if (this.i >= p.length) throw new Unsupported('unclosed class');
+    this.i++;
   }
 
   parseClass(): Node {
@@ -319,6 +366,8 @@ function expand(n: Node): Variant[] {
       return [[{ k: 'b' }]];
     case 'never':
       return [];
+    case 'gap':
+      throw new Unsupported(n.why);
     case 'class': {
       const out: Variant[] = [];
       if (n.anyWord) out.push([{ k: 'wild' }]);
@@ -471,16 +520,29 @@ function trim(slots: Slot[], firstLeftBound: boolean): Slot[] | null {
   return s.length === 0 ? null : s;
 }
 
+/** A form read as words: `partial` when only a part of it was (a window of its items, a part
+ * of each branch): a looser superset, whose candidates are worth testing with the form itself
+ * before the exact pattern runs. */
+export interface WordReading {
+  sequences: WordForm;
+  partial: boolean;
+}
+
 /** The word sequences of a prefilter form (RE2 'iu' syntax), or null when the form must stay
  * with the byte-level prefilter. */
 export function wordForm(form: string): WordForm | null {
+  return readWords(form)?.sequences ?? null;
+}
+
+/** wordForm() with whether the reading is partial. */
+export function readWords(form: string): WordReading | null {
   let r = known.get(form);
   if (r === undefined) {
     // Unsupported is thrown often while windows are tried: no stack traces for it.
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     try {
-      r = wordFormOrReason(form);
+      r = readOrReason(form);
     } finally {
       Error.stackTraceLimit = limit;
     }
@@ -491,10 +553,15 @@ export function wordForm(form: string): WordForm | null {
 }
 
 /** Forms already read in this thread: targets share most forms, reloads most of the rest. */
-const known = new Map<string, WordForm | string>();
+const known = new Map<string, WordReading | string>();
 
 /** wordForm(), or why the form stays byte-level (for the tests and the bench). */
 export function wordFormOrReason(form: string): WordForm | string {
+  const r = readOrReason(form);
+  return typeof r === 'string' ? r : r.sequences;
+}
+
+function readOrReason(form: string): WordReading | string {
   let node: Node;
   try {
     const parser = new Parser(form);
@@ -505,8 +572,9 @@ export function wordFormOrReason(form: string): WordForm | string {
     throw err;
   }
   const whole = sequencesOf(node);
-  if (typeof whole !== 'string') return whole;
-  return approximate(node, false) ?? `${whole}; no selective part`;
+  if (typeof whole !== 'string') return { sequences: whole, partial: false };
+  const part = approximate(node, false);
+  return part === null ? `${whole}; no selective part` : { sequences: part, partial: true };
 }
 
 /**

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cachedWordForms } from '../../../src/scanning/rules/word-form-cache.js';
-import { wordForm } from '../../../src/scanning/rules/word-forms.js';
+import { readWords } from '../../../src/scanning/rules/word-forms.js';
 import { tempDir } from '../../support/scanning.js';
 
 describe('scanning/rules word-form cache', () => {
@@ -27,9 +27,9 @@ describe('scanning/rules word-form cache', () => {
   });
 
   it('gives what wordForm gives, skips the forms it is told to, and writes one file', () => {
-    const fresh = forms.map((f) => wordForm(f));
+    const fresh = forms.map((f) => readWords(f));
     const got = cachedWordForms(forms, [false, false, true]);
-    expect(got).to.deep.equal([fresh[0], null, null]);
+    expect(got).to.deep.equal([fresh[0], fresh[1], null]);
     const files = readdirSync(dir).filter((f) => f.startsWith('words-'));
     expect(files).to.have.length(1);
     expect(JSON.parse(readFileSync(join(dir, files[0]!), 'utf8'))).to.deep.equal(got);
@@ -39,7 +39,7 @@ describe('scanning/rules word-form cache', () => {
   it('ignores a damaged or planted file and writes a good one in its place', () => {
     const good = cachedWordForms(forms, [false, false, false]);
     const file = join(dir, readdirSync(dir).find((f) => f.startsWith('words-'))!);
-    for (const bad of ['{not json', JSON.stringify([null, null, null].slice(0, 2)), JSON.stringify([[[{ exact: [''], prefix: [], any: false }]], null, null]), JSON.stringify([[[{ exact: 'x' }]], null, null])]) {
+    for (const bad of ['{not json', JSON.stringify([null, null, null].slice(0, 2)), JSON.stringify([{ sequences: [[{ exact: [''], prefix: [], any: false }]], partial: false }, null, null]), JSON.stringify([{ sequences: [[{ exact: 'x' }]], partial: false }, null, null]), JSON.stringify([[[{ exact: ['x'], prefix: [], any: false }]], null, null])]) {
       writeFileSync(file, bad);
       expect(cachedWordForms(forms, [false, false, false]), bad).to.deep.equal(good);
       expect(JSON.parse(readFileSync(file, 'utf8'))).to.deep.equal(good);

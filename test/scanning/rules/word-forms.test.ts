@@ -10,7 +10,7 @@ import RE2 from 're2';
 import { CompiledRules } from '../../../src/scanning/rules/compile.js';
 import { loadRuleSet } from '../../../src/scanning/rules/load.js';
 import { needsNonAscii } from '../../../src/scanning/rules/prefilter.js';
-import { tokenise, wordForm, wordFormOrReason, type Slot } from '../../../src/scanning/rules/word-forms.js';
+import { readWords, tokenise, wordForm, wordFormOrReason, type Slot } from '../../../src/scanning/rules/word-forms.js';
 import { buildWordTables, WordMatcherTs } from '../../../src/scanning/rules/word-prefilter.js';
 import { TARGETS } from '../../../src/scanning/types.js';
 import { ROOT } from '../../support/scanning.js';
@@ -54,16 +54,21 @@ describe('scanning/rules word-forms', () => {
   });
 
   it('leaves what it cannot read to the byte-level prefilter, saying why', () => {
-    expect(wordFormOrReason('\\bignore.{0,40}rules')).to.be.a('string');
     expect(wordFormOrReason('[^x]+')).to.match(/negated class/);
+    expect(wordFormOrReason('\\bon.{0,40}at')).to.match(/dot; no selective part/);
     expect(wordFormOrReason('(^|\\n)\\s*#+')).to.be.a('string');
     // Unbalanced input never throws.
     expect(wordForm('(ignore')).to.equal(null);
   });
 
-  it('keeps the most selective window of a form too large to read whole', () => {
+  it('keeps the most selective window of a form too large to read whole, and says the reading is partial', () => {
     const form = '\\b(ignore|disregard)\\s+(rules|orders)\\s+(?:(?:all|any|of|the)\\s+)*(now|today)\\b';
     expect(show(wordForm(form))).to.deep.equal(['ignore|disregard rules|orders']);
+    expect(readWords(form)!.partial).to.equal(true);
+    expect(readWords('\\bsystem\\s+prompt\\b')!.partial).to.equal(false);
+    // Around what it does not model (`.`, a negated class, \\S): a window beside it.
+    expect(show(wordForm('\\bignore\\s+[^.]{0,40}\\s+previous\\s+instructions\\b'))).to.deep.equal(['previous instructions']);
+    expect(show(wordForm('\\b(forget|ignore)\\b.{0,40}'))).to.deep.equal(['forget|ignore']);
   });
 
   it('tokenises like RE2 sees words: runs of \\w, one token per other character, spaces between', () => {
