@@ -23,6 +23,10 @@ const { card: CARD, iban: IBAN, phone: PHONE } = PII_KIND_BITS;
 const TWO_DIGITS = /\d\d/;
 const LOWER = /[a-z]/;
 const LOWER_RUNS = /[a-z]+/g;
+/** pii-kinds.ts' IBAN gate, blind to case: the probe below (a copy of the text) is only made
+ * for a text that passes it (measured: the copy for every text with digits was ~10 ms per
+ * bench pass). */
+const IBAN_GATE_ANY_CASE = /[a-z]{2}\d\d ?[a-z0-9]{4} ?[a-z0-9]{4}/i;
 /** More than any text holds in practice; past it the rest is read as before. */
 const MAX_PER_KIND = 256;
 
@@ -37,7 +41,7 @@ export function maskNumbers(text: string): string {
   if (!TWO_DIGITS.test(text)) return text;
   const lower = LOWER.test(text);
   const spans = [...(findPiiKinds(text, lower ? CARD | PHONE : CARD | PHONE | IBAN, MAX_PER_KIND)?.values() ?? [])].flat();
-  if (lower) {
+  if (lower && IBAN_GATE_ANY_CASE.test(text)) {
     const probe = text.replace(LOWER_RUNS, (s) => s.toUpperCase());
     for (const s of findPiiKinds(probe, IBAN, MAX_PER_KIND)?.get('iban') ?? []) spans.push(s);
   }
