@@ -16,6 +16,7 @@ import { needsNonAscii } from '../../../src/scanning/rules/prefilter.js';
 import { wordForm } from '../../../src/scanning/rules/word-forms.js';
 import { buildWordTables, WordMatcherNative, WordMatcherTs } from '../../../src/scanning/rules/word-prefilter.js';
 import { TARGETS, type Target } from '../../../src/scanning/types.js';
+import { mulberry32 } from '../../../src/util/prng.js';
 import { ROOT } from '../../support/scanning.js';
 import { differentialCorpus, longTexts } from '../differential-corpus.js';
 import { asciiLongTexts } from './ascii-texts.js';
@@ -71,6 +72,28 @@ describe('scanning/rules word prefilter', function () {
         }
       }
       expect(named).to.be.greaterThan(3000);
+    });
+
+    it('agrees with the TypeScript matcher on seeded soups of rule words, punctuation, control characters and 100-letter words', () => {
+      const compiled = new CompiledRules(rules, { prefilter: 're2' });
+      const forms = (compiled as unknown as { byTarget: Map<string, { forms: string[] }> }).byTarget.get('prompt')!.forms;
+      const tables = buildWordTables(forms.map((f) => (needsNonAscii(f) ? null : wordForm(f))));
+      const ts = new WordMatcherTs(tables);
+      const c = new WordMatcherNative(nativeText()!, tables);
+      const rand = mulberry32(29);
+      const vocab = [...tables.entries, 'x'.repeat(100), 'A'.repeat(65), '_', '\x00', '\x7f', '\t', '\n', ' ', '  ', "'", '-', ':', '(', '<', '>', '|'];
+      let named = 0;
+      for (let k = 0; k < 3000; k++) {
+        const n = Math.floor(rand() * 60);
+        let text = '';
+        for (let i = 0; i < n; i++) text += vocab[Math.floor(rand() * vocab.length)]! + (rand() < 0.7 ? ' ' : '');
+        if (rand() < 0.3) text = text.toUpperCase();
+        const a = [...ts.match(text)].sort((x, y) => x - y);
+        const b = [...c.match(text, Buffer.from(text))].sort((x, y) => x - y);
+        expect(b, JSON.stringify(text)).to.deep.equal(a);
+        named += a.length;
+      }
+      expect(named).to.be.greaterThan(1000);
     });
 
     it('gives the same views, signals and rule hits as the RE2.Sets alone, for every target', () => {
