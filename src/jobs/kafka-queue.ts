@@ -4,6 +4,7 @@ import { WardenError } from '../errors.js';
 import { kafkaClient } from '../events/kafka-log.js';
 import type { Logger } from '../log.js';
 import { decodeChunk, encodeChunk } from './chunk-codec.js';
+import { resultMessages } from './result-messages.js';
 import type { Chunk, ChunkHandler, ChunkQueue } from './types.js';
 
 export interface KafkaChunkQueueOptions {
@@ -18,9 +19,33 @@ export interface KafkaChunkQueueOptions {
   concurrency: number;
   /** How long the group waits for a silent member (a SIGKILLed instance) before its chunks go to others. */
   sessionTimeoutMs: number;
+  /** jobs.chunk_max_bytes: no produce request this queue makes carries more than this per partition. */
+  chunkMaxBytes: () => number;
   ssl?: boolean | ConnectionOptions;
   sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string };
   log: Logger;
+}
+
+/** Messages in order, cut into groups of at most maxBytes of values (a larger message alone). */
+function bounded<M extends { value: string }>(messages: M[], maxBytes: number): M[][] {
+  let chars = 0;
+  for (const m of messages) chars += m.value.length;
+  if (chars * 3 <= maxBytes) return [messages];
+  const groups: M[][] = [];
+  let group: M[] = [];
+  let bytes = 0;
+  for (const m of messages) {
+    const b = Buffer.byteLength(m.value);
+    if (group.length > 0 && bytes + b > maxBytes) {
+      groups.push(group);
+      group = [];
+      bytes = 0;
+    }
+    group.push(m);
+    bytes += b;
+  }
+  if (group.length) groups.push(group);
+  return groups;
 }
 
 /**
@@ -64,24 +89,27 @@ export class KafkaChunkQueue implements ChunkQueue {
     if (chunks.length === 0) return;
     try {
       await this.connectProducer();
-      await this.producer.send({
-        topic: this.jobsTopic,
-        acks: -1,
-        messages: chunks.map((c) => ({ key: `${c.job}/${c.chunk}`, value: encodeChunk(c), headers: { job_id: c.job } })),
-      });
+      // Chunks of one send that land on one partition go as one record batch, and the brokers
+      // bound a batch by message.max.bytes: so a send holds at most chunk_max_bytes in all.
+      for (const group of bounded(chunks.map((c) => ({ key: `${c.job}/${c.chunk}`, value: encodeChunk(c), headers: { job_id: c.job } })), this.opts.chunkMaxBytes())) {
+        await this.producer.send({ topic: this.jobsTopic, acks: -1, messages: group });
+      }
     } catch (err) {
       this.producerConnected = null;
       throw new WardenError(503, 'api_error', `Kafka is unreachable, so the job could not be queued (${(err as Error).message}); nothing was accepted, try again later.`, { code: 'job_queue_unavailable' });
     }
   }
 
-  async publishResults(job: string, chunk: number, lines: string[]): Promise<void> {
+  /**
+   * One message per chunk when it fits in chunk_max_bytes, else several (resultMessages), sent
+   * one after another (one send each: messages of one send to one partition form one record
+   * batch, which the brokers bound as a whole), so they stay in input order on the partition.
+   */
+  async publishResults(job: string, chunk: number, start: number, lines: string[]): Promise<void> {
     await this.connectProducer();
-    await this.producer.send({
-      topic: this.resultsTopic,
-      acks: -1,
-      messages: [{ key: job, value: `{"job":${JSON.stringify(job)},"chunk":${chunk},"instance_id":${JSON.stringify(this.opts.instanceId)},"results":[${lines.join(',')}]}` }],
-    });
+    for (const value of resultMessages(job, chunk, this.opts.instanceId, start, lines, this.opts.chunkMaxBytes())) {
+      await this.producer.send({ topic: this.resultsTopic, acks: -1, messages: [{ key: job, value }] });
+    }
   }
 
   status(): { queue: 'kafka'; connected: boolean; in_flight: number } {
