@@ -19,6 +19,12 @@ export interface KafkaChunkQueueOptions {
   concurrency: number;
   /** How long the group waits for a silent member (a SIGKILLed instance) before its chunks go to others. */
   sessionTimeoutMs: number;
+  /**
+   * Longest a fetch waits when there is no chunk: kafka.max_wait_ms, at least 100. A real broker
+   * answers a waiting fetch as soon as a chunk arrives, so a longer wait costs no pickup time
+   * there, only fewer idle fetches (librdkafka's mock cluster does hold it the whole time).
+   */
+  maxWaitMs: number;
   /** jobs.chunk_max_bytes: no produce request this queue makes carries more than this per partition. */
   chunkMaxBytes: () => number;
   ssl?: boolean | ConnectionOptions;
@@ -139,7 +145,7 @@ export class KafkaChunkQueue implements ChunkQueue {
       sessionTimeout: this.opts.sessionTimeoutMs,
       rebalanceTimeout: Math.max(this.opts.sessionTimeoutMs, 10_000),
       heartbeatInterval: Math.max(100, Math.floor(this.opts.sessionTimeoutMs / 5)),
-      maxWaitTimeInMs: 100,
+      maxWaitTimeInMs: this.opts.maxWaitMs,
       // One chunk per fetch and partition: a chunk waits in Kafka, not in our memory.
       maxBytesPerPartition: 4 * 1024 * 1024,
       retry: { retries: 5, initialRetryTime: 200, maxRetryTime: 2_000, restartOnFailure: async () => !this.stopping },

@@ -28,6 +28,7 @@ export function createJobQueue(config: WardenConfig, instanceId: string, log: Lo
     groupId: `${k.topic_prefix}scan-jobs`,
     concurrency: j.concurrency,
     sessionTimeoutMs: j.session_timeout_ms,
+    maxWaitMs: Math.max(100, k.max_wait_ms),
     chunkMaxBytes,
     ssl: k.ssl,
     sasl: k.sasl,

@@ -1,12 +1,18 @@
 /**
- * The results topic under jobs.chunk_max_bytes, on one Warden process over the mock Kafka
- * cluster with Redis: a job whose results are far larger than its documents (every third an
+ * The Kafka chunk queue on one Warden process over the mock Kafka cluster with Redis.
+ *
+ * The results topic under jobs.chunk_max_bytes: a job whose results are far larger than its documents (every third an
  * injection repeated, whose result lists threats and spans) with a small chunk_max_bytes. Every
  * message on `<prefix>scan-results` stays within the bound, a chunk's results are split into
  * consecutive parts, every document's result is there once and in input order (on the topic and
  * from /results, the same lines), and a result too long for one message is trimmed, keeping
  * its verdict and saying so.
+ *
+ * An idle instance: a job submitted after the instance sat idle longer than the consumer
+ * group's session timeout is still picked up at once (the kafkajs idle-timer fix,
+ * src/events/kafkajs-idle-fix.ts, must not leave a request waiting); the idle CPU is printed.
  */
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { Kafka, logLevel } from 'kafkajs';
 import { EVENT_TOPICS, EVENT_TYPES } from '../../src/events/types.js';
@@ -30,7 +36,7 @@ function doc(i: number): { id: string; input: string } {
   return { id: `doc-${i}`, input: `Document ${i} is about the history of lighthouses, filed in week ${i % 52}.` };
 }
 
-describe('scan jobs: results on the results topic within jobs.chunk_max_bytes', function () {
+describe('scan jobs: the Kafka queue on one instance', function () {
   this.timeout(120_000);
   let mock: KafkaMock;
   let warden: WardenProcess;
@@ -48,7 +54,7 @@ describe('scan jobs: results on the results topic within jobs.chunk_max_bytes', 
       scanning: { workers: 1, watch_rules: false },
       events: { transport: 'kafka' },
       kafka: { brokers: mock.brokers, topic_prefix: PREFIX, start_timeout_ms: 10_000 },
-      jobs: { chunk_size: 50, chunk_max_bytes: MAX, concurrency: 2 },
+      jobs: { chunk_size: 50, chunk_max_bytes: MAX, concurrency: 2, session_timeout_ms: 6000 },
     }, { WARDEN_LOG_LEVEL: 'info' }, 60_000);
   });
 
@@ -115,5 +121,23 @@ describe('scan jobs: results on the results topic within jobs.chunk_max_bytes', 
     }
     expect(served.lines.filter((l) => l.index % 3 !== 1).every((l) => l.truncated === undefined && l.verdict === 'allow')).to.equal(true);
     expect(warden.stderr.join('')).to.match(/scan job results trimmed to fit one results message/);
+  });
+
+  it('picks up a job submitted after a long idle period at once', async () => {
+    const cpu = () => {
+      const stat = readFileSync(`/proc/${warden.proc.pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(f[11]) + Number(f[12])) / 100;
+    };
+    // Longer than the group's session timeout (6 s): heartbeats and fetches went on while idle.
+    const idleMs = 10_000;
+    const c0 = cpu();
+    await sleep(idleMs);
+    const idleCpu = (cpu() - c0) / (idleMs / 1000);
+    const t0 = Date.now();
+    const sub = await submitJob(warden.url, KEY, Array.from({ length: 10 }, (_, i) => JSON.stringify(doc(i * 3))).join('\n'));
+    expect(sub.status).to.equal(202);
+    await waitForJob(warden.url, KEY, sub.body.id as string, ['done'], 5_000);
+    console.log(`      idle: ${idleCpu.toFixed(3)} CPU-s/s over ${idleMs / 1000} s; job after the idle period done ${Date.now() - t0} ms after submission`);
   });
 });
