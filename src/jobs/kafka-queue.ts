@@ -32,6 +32,9 @@ export interface KafkaChunkQueueOptions {
   log: Logger;
 }
 
+/** Longest a scanned chunk's offset waits for its commit while its batch goes on. */
+const COMMIT_INTERVAL_MS = 1000;
+
 /** Messages in order, cut into groups of at most maxBytes of values (a larger message alone). */
 function bounded<M extends { value: string }>(messages: M[], maxBytes: number): M[][] {
   let chars = 0;
@@ -58,9 +61,10 @@ function bounded<M extends { value: string }>(messages: M[], maxBytes: number): 
  * Chunks on Kafka: `<prefix>scan-jobs` carries them (keyed job/chunk, so they spread over the
  * partitions), every instance consumes it in ONE consumer group, so the partitions (and the
  * chunks) are shared out among the instances and a new instance takes its share by starting.
- * Offsets are committed by hand, one chunk at a time, only after its results are written: an
- * instance killed mid-chunk leaves the chunk uncommitted and the group hands it to another
- * member once the session times out. Results also go to `<prefix>scan-results`.
+ * A chunk's offset is committed only after its results are written (kafkajs' auto-commit of
+ * the offsets eachMessage resolved: per fetched batch, and at least once a second): an instance
+ * killed mid-chunk leaves the chunk uncommitted and the group hands it to another member once
+ * the session times out. Results also go to `<prefix>scan-results`.
  */
 export class KafkaChunkQueue implements ChunkQueue {
   readonly name = 'kafka' as const;
@@ -164,21 +168,25 @@ export class KafkaChunkQueue implements ChunkQueue {
       await consumer.connect();
       await consumer.subscribe({ topics: [this.jobsTopic], fromBeginning: true });
       await consumer.run({
-        autoCommit: false,
+        // kafkajs marks a chunk's offset done only once eachMessage resolves (its results are
+        // written; a throw leaves it and what follows undone), and commits the offsets so marked
+        // at the end of each fetched batch and at least every COMMIT_INTERVAL_MS in between: one
+        // commit request per batch of chunks instead of one per chunk (a commit per chunk was a
+        // fixed cost per chunk that made small chunks dear). An instance killed before such a
+        // commit leaves those chunks to be scanned again, as a crash mid-chunk does; the store
+        // keeps their first results.
+        autoCommit: true,
+        autoCommitInterval: COMMIT_INTERVAL_MS,
         partitionsConsumedConcurrently: this.opts.concurrency,
-        eachMessage: async ({ topic, partition, message, heartbeat }) => {
+        eachMessage: async ({ partition, message }) => {
           const chunk = this.parseChunk(message.value, partition, message.offset);
-          if (chunk) {
-            this.inFlight++;
-            try {
-              await this.handler!(chunk);
-            } finally {
-              this.inFlight--;
-            }
-            await heartbeat().catch(() => undefined);
+          if (!chunk) return;
+          this.inFlight++;
+          try {
+            await this.handler!(chunk);
+          } finally {
+            this.inFlight--;
           }
-          // Committed only now: the results are written.
-          await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
         },
       });
     } catch (err) {
