@@ -15,6 +15,8 @@ export interface KafkaEventLogOptions {
   ssl?: boolean | ConnectionOptions;
   sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string };
   retention: number;
+  /** kafka.max_wait_ms: longest a fetch waits for new events (default 50). */
+  maxWaitMs?: number;
   log: Logger;
 }
 
@@ -52,7 +54,7 @@ export class KafkaEventLogReader {
     const consumer = this.kafka.consumer({
       groupId: `${this.opts.groupPrefix ?? 'warden-'}${this.opts.instanceId}-replay`,
       allowAutoTopicCreation: false,
-      maxWaitTimeInMs: 50,
+      maxWaitTimeInMs: this.opts.maxWaitMs ?? 50,
       retry: { retries: 5, initialRetryTime: 200, maxRetryTime: 2_000, restartOnFailure: async () => !this.stopping },
     });
     this.consumer = consumer;

@@ -1,6 +1,7 @@
 import { Kafka, logLevel, type KafkaConfig, type logCreator, type SASLOptions } from 'kafkajs';
 import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from '../log.js';
+import { fixKafkajsIdleTimers } from './kafkajs-idle-fix.js';
 
 /**
  * kafkajs logs every failed connection attempt as an ERROR and a lot of INFO chatter about
@@ -56,6 +57,7 @@ export interface KafkaConnection {
  * (a request timeout).
  */
 export function kafkaClient(conn: KafkaConnection, clientId: string, logger: Logger, extra: Partial<KafkaConfig> = {}): Kafka {
+  fixKafkajsIdleTimers();
   return new Kafka({
     clientId,
     brokers: conn.brokers,

@@ -61,7 +61,7 @@ export async function startEventBus(opts: { config: WardenConfig; instanceId: st
     const k = opts.config.kafka;
     reader = new KafkaEventLogReader({
       brokers: k.brokers, clientId: k.client_id, instanceId: opts.instanceId, topic: eventLogTopic(opts.config)!,
-      ssl: k.ssl, sasl: k.sasl, retention, log: opts.log,
+      ssl: k.ssl, sasl: k.sasl, retention, maxWaitMs: k.max_wait_ms, log: opts.log,
     }, log);
     reader.start();
   } else {

@@ -4,6 +4,7 @@ import { WardenError } from '../errors.js';
 import { kafkaClient } from '../events/kafka-log.js';
 import type { Logger } from '../log.js';
 import { decodeChunk, encodeChunk } from './chunk-codec.js';
+import { resultMessages } from './result-messages.js';
 import type { Chunk, ChunkHandler, ChunkQueue } from './types.js';
 
 export interface KafkaChunkQueueOptions {
@@ -18,18 +19,52 @@ export interface KafkaChunkQueueOptions {
   concurrency: number;
   /** How long the group waits for a silent member (a SIGKILLed instance) before its chunks go to others. */
   sessionTimeoutMs: number;
+  /**
+   * Longest a fetch waits when there is no chunk: kafka.max_wait_ms, at least 100. A real broker
+   * answers a waiting fetch as soon as a chunk arrives, so a longer wait costs no pickup time
+   * there, only fewer idle fetches (librdkafka's mock cluster does hold it the whole time).
+   */
+  maxWaitMs: number;
+  /** jobs.chunk_max_bytes: no produce request this queue makes carries more than this per partition. */
+  chunkMaxBytes: () => number;
   ssl?: boolean | ConnectionOptions;
   sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string };
   log: Logger;
+}
+
+/** Longest a scanned chunk's offset waits for its commit while its batch goes on. */
+const COMMIT_INTERVAL_MS = 1000;
+
+/** Messages in order, cut into groups of at most maxBytes of values (a larger message alone). */
+function bounded<M extends { value: string }>(messages: M[], maxBytes: number): M[][] {
+  let chars = 0;
+  for (const m of messages) chars += m.value.length;
+  if (chars * 3 <= maxBytes) return [messages];
+  const groups: M[][] = [];
+  let group: M[] = [];
+  let bytes = 0;
+  for (const m of messages) {
+    const b = Buffer.byteLength(m.value);
+    if (group.length > 0 && bytes + b > maxBytes) {
+      groups.push(group);
+      group = [];
+      bytes = 0;
+    }
+    group.push(m);
+    bytes += b;
+  }
+  if (group.length) groups.push(group);
+  return groups;
 }
 
 /**
  * Chunks on Kafka: `<prefix>scan-jobs` carries them (keyed job/chunk, so they spread over the
  * partitions), every instance consumes it in ONE consumer group, so the partitions (and the
  * chunks) are shared out among the instances and a new instance takes its share by starting.
- * Offsets are committed by hand, one chunk at a time, only after its results are written: an
- * instance killed mid-chunk leaves the chunk uncommitted and the group hands it to another
- * member once the session times out. Results also go to `<prefix>scan-results`.
+ * A chunk's offset is committed only after its results are written (kafkajs' auto-commit of
+ * the offsets eachMessage resolved: per fetched batch, and at least once a second): an instance
+ * killed mid-chunk leaves the chunk uncommitted and the group hands it to another member once
+ * the session times out. Results also go to `<prefix>scan-results`.
  */
 export class KafkaChunkQueue implements ChunkQueue {
   readonly name = 'kafka' as const;
@@ -64,24 +99,27 @@ export class KafkaChunkQueue implements ChunkQueue {
     if (chunks.length === 0) return;
     try {
       await this.connectProducer();
-      await this.producer.send({
-        topic: this.jobsTopic,
-        acks: -1,
-        messages: chunks.map((c) => ({ key: `${c.job}/${c.chunk}`, value: encodeChunk(c), headers: { job_id: c.job } })),
-      });
+      // Chunks of one send that land on one partition go as one record batch, and the brokers
+      // bound a batch by message.max.bytes: so a send holds at most chunk_max_bytes in all.
+      for (const group of bounded(chunks.map((c) => ({ key: `${c.job}/${c.chunk}`, value: encodeChunk(c), headers: { job_id: c.job } })), this.opts.chunkMaxBytes())) {
+        await this.producer.send({ topic: this.jobsTopic, acks: -1, messages: group });
+      }
     } catch (err) {
       this.producerConnected = null;
       throw new WardenError(503, 'api_error', `Kafka is unreachable, so the job could not be queued (${(err as Error).message}); nothing was accepted, try again later.`, { code: 'job_queue_unavailable' });
     }
   }
 
-  async publishResults(job: string, chunk: number, lines: string[]): Promise<void> {
+  /**
+   * One message per chunk when it fits in chunk_max_bytes, else several (resultMessages), sent
+   * one after another (one send each: messages of one send to one partition form one record
+   * batch, which the brokers bound as a whole), so they stay in input order on the partition.
+   */
+  async publishResults(job: string, chunk: number, start: number, lines: string[]): Promise<void> {
     await this.connectProducer();
-    await this.producer.send({
-      topic: this.resultsTopic,
-      acks: -1,
-      messages: [{ key: job, value: `{"job":${JSON.stringify(job)},"chunk":${chunk},"instance_id":${JSON.stringify(this.opts.instanceId)},"results":[${lines.join(',')}]}` }],
-    });
+    for (const value of resultMessages(job, chunk, this.opts.instanceId, start, lines, this.opts.chunkMaxBytes())) {
+      await this.producer.send({ topic: this.resultsTopic, acks: -1, messages: [{ key: job, value }] });
+    }
   }
 
   status(): { queue: 'kafka'; connected: boolean; in_flight: number } {
@@ -111,7 +149,7 @@ export class KafkaChunkQueue implements ChunkQueue {
       sessionTimeout: this.opts.sessionTimeoutMs,
       rebalanceTimeout: Math.max(this.opts.sessionTimeoutMs, 10_000),
       heartbeatInterval: Math.max(100, Math.floor(this.opts.sessionTimeoutMs / 5)),
-      maxWaitTimeInMs: 100,
+      maxWaitTimeInMs: this.opts.maxWaitMs,
       // One chunk per fetch and partition: a chunk waits in Kafka, not in our memory.
       maxBytesPerPartition: 4 * 1024 * 1024,
       retry: { retries: 5, initialRetryTime: 200, maxRetryTime: 2_000, restartOnFailure: async () => !this.stopping },
@@ -130,21 +168,25 @@ export class KafkaChunkQueue implements ChunkQueue {
       await consumer.connect();
       await consumer.subscribe({ topics: [this.jobsTopic], fromBeginning: true });
       await consumer.run({
-        autoCommit: false,
+        // kafkajs marks a chunk's offset done only once eachMessage resolves (its results are
+        // written; a throw leaves it and what follows undone), and commits the offsets so marked
+        // at the end of each fetched batch and at least every COMMIT_INTERVAL_MS in between: one
+        // commit request per batch of chunks instead of one per chunk (a commit per chunk was a
+        // fixed cost per chunk that made small chunks dear). An instance killed before such a
+        // commit leaves those chunks to be scanned again, as a crash mid-chunk does; the store
+        // keeps their first results.
+        autoCommit: true,
+        autoCommitInterval: COMMIT_INTERVAL_MS,
         partitionsConsumedConcurrently: this.opts.concurrency,
-        eachMessage: async ({ topic, partition, message, heartbeat }) => {
+        eachMessage: async ({ partition, message }) => {
           const chunk = this.parseChunk(message.value, partition, message.offset);
-          if (chunk) {
-            this.inFlight++;
-            try {
-              await this.handler!(chunk);
-            } finally {
-              this.inFlight--;
-            }
-            await heartbeat().catch(() => undefined);
+          if (!chunk) return;
+          this.inFlight++;
+          try {
+            await this.handler!(chunk);
+          } finally {
+            this.inFlight--;
           }
-          // Committed only now: the results are written.
-          await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
         },
       });
     } catch (err) {

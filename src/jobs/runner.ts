@@ -4,6 +4,8 @@ import { resultOf } from '../scan-service/result.js';
 import type { ScanService } from '../scan-service/service.js';
 import type { Target } from '../scanning/types.js';
 import { parseLine } from './lines.js';
+import { resultLineLimit } from './result-messages.js';
+import { boundedResult } from './result-trim.js';
 import { progressData } from './view.js';
 import { FINAL_STATES, type Chunk, type ChunkQueue, type ChunkResults, type Job, type JobStore, type ResultKind } from './types.js';
 
@@ -14,6 +16,8 @@ export interface ChunkRunnerDeps {
   events: EventSink;
   instanceId: string;
   progressIntervalMs: () => number;
+  /** jobs.chunk_max_bytes: one result line is kept within what one results message can carry. */
+  chunkMaxBytes: () => number;
   log: Logger;
 }
 
@@ -49,9 +53,17 @@ export class ChunkRunner {
     // Each line is `{"index", "id", <the /v1/scan/batch fields>, "instance_id", "chunk"}`, written
     // as one string from the fields' JSON (no per-document object to copy them into).
     const tail = `,"instance_id":${JSON.stringify(this.deps.instanceId)},"chunk":${chunk.chunk}}`;
+    const limit = resultLineLimit(job.id, this.deps.instanceId, this.deps.chunkMaxBytes());
+    let trimmed = 0;
     const put = (i: number, kind: ResultKind, body: Record<string, unknown>) => {
-      const json = JSON.stringify(body);
-      out.lines[i] = `{"index":${chunk.start + i},"id":${JSON.stringify(parsed[i]!.id)}${json.length > 2 ? ',' : ''}${json.slice(1, -1)}${tail}`;
+      const render = (b: Record<string, unknown>) => {
+        const json = JSON.stringify(b);
+        return `{"index":${chunk.start + i},"id":${JSON.stringify(parsed[i]!.id)}${json.length > 2 ? ',' : ''}${json.slice(1, -1)}${tail}`;
+      };
+      const bounded = boundedResult(body, render, limit);
+      out.lines[i] = bounded.line;
+      if (bounded.trimmed) trimmed++;
+      if (bounded.failed) kind = 'error';
       if (kind === 'flag') out.flagged++;
       else if (kind === 'block') out.blocked++;
       else if (kind === 'error') out.errors++;
@@ -74,9 +86,11 @@ export class ChunkRunner {
       if ('error' in p) put(i, 'error', { error: { ...p.error, type: 'invalid_request_error' } });
     });
 
+    if (trimmed) this.deps.log.info({ job: job.id, chunk: chunk.chunk, trimmed, limit_bytes: limit }, 'scan job results trimmed to fit one results message (jobs.chunk_max_bytes)');
+
     // Both written (in parallel) before this resolves and the queue commits the chunk; if either
     // fails the chunk comes again, and the store keeps the results it already has.
-    const [, outcome] = await Promise.all([this.deps.queue().publishResults(job.id, chunk.chunk, out.lines), store.putResults(job.id, out)]);
+    const [, outcome] = await Promise.all([this.deps.queue().publishResults(job.id, chunk.chunk, chunk.start, out.lines), store.putResults(job.id, out)]);
     if (outcome.job) await this.progress(outcome.job, outcome.completed);
     return 'scanned';
   }

@@ -11,6 +11,8 @@ export interface JobLimits {
   maxDocuments: number;
 }
 
+/** Room kept in a chunk for its header line (encodeChunk: job id, numbers, source: about 100 bytes). */
+export const CHUNK_HEADER_BYTES = 256;
 /** Chunks handed to the queue per send while an upload is read. */
 const PUBLISH_BATCH = 8;
 /** Results read from the store at a time: many chunks' worth, so a page rereads at most one chunk it only partly needs. */
@@ -60,6 +62,8 @@ export class JobService {
     };
     await this.deps.store.create(job);
     const queue = this.deps.queue();
+    // What the lines of one chunk may take: chunk_max_bytes less room for the chunk's header line.
+    const lineMax = chunkMaxBytes - CHUNK_HEADER_BYTES;
     let index = 0;
     let chunkNo = 0;
     let current: string[] = [];
@@ -87,12 +91,13 @@ export class JobService {
         }
         // A line too big for one queue message is replaced by a marker that becomes its error result.
         let line = raw;
-        let bytes = Buffer.byteLength(raw);
-        if (bytes > chunkMaxBytes) {
-          line = JSON.stringify({ $too_long: bytes, $limit: chunkMaxBytes });
-          bytes = line.length;
+        // Its newline counted too: the chunk message is the header and the lines joined by newlines.
+        let bytes = Buffer.byteLength(raw) + 1;
+        if (bytes > lineMax) {
+          line = JSON.stringify({ $too_long: bytes - 1, $limit: lineMax - 1 });
+          bytes = line.length + 1;
         }
-        if (current.length > 0 && (current.length >= chunkSize || currentBytes + bytes > chunkMaxBytes)) cut();
+        if (current.length > 0 && (current.length >= chunkSize || currentBytes + bytes > lineMax)) cut();
         current.push(line);
         currentBytes += bytes;
         index++;

@@ -127,8 +127,8 @@ export interface ChunkQueue {
   readonly name: 'kafka' | 'embedded';
   start(handler: ChunkHandler): Promise<void>;
   publish(chunks: Chunk[]): Promise<void>;
-  /** Publishes a scanned chunk's results (the results topic); resolves once written. */
-  publishResults(job: string, chunk: number, lines: string[]): Promise<void>;
+  /** Publishes a scanned chunk's results (the results topic; `start` is the input index of lines[0]); resolves once written. */
+  publishResults(job: string, chunk: number, start: number, lines: string[]): Promise<void>;
   status(): { queue: 'kafka' | 'embedded'; connected: boolean; in_flight: number };
   stop(): Promise<void>;
 }

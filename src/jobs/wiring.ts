@@ -16,7 +16,7 @@ export function jobQueueKind(config: WardenConfig): 'kafka' | 'embedded' {
   return q === 'auto' ? (config.events.transport === 'kafka' ? 'kafka' : 'embedded') : q;
 }
 
-export function createJobQueue(config: WardenConfig, instanceId: string, log: Logger, spool: ChunkSpool | null = null): ChunkQueue {
+export function createJobQueue(config: WardenConfig, instanceId: string, log: Logger, spool: ChunkSpool | null = null, chunkMaxBytes = () => config.jobs.chunk_max_bytes): ChunkQueue {
   const j = config.jobs;
   if (jobQueueKind(config) === 'embedded') return new EmbeddedChunkQueue(j.concurrency, log, { spool });
   const k = config.kafka;
@@ -28,6 +28,8 @@ export function createJobQueue(config: WardenConfig, instanceId: string, log: Lo
     groupId: `${k.topic_prefix}scan-jobs`,
     concurrency: j.concurrency,
     sessionTimeoutMs: j.session_timeout_ms,
+    maxWaitMs: Math.max(100, k.max_wait_ms),
+    chunkMaxBytes,
     ssl: k.ssl,
     sasl: k.sasl,
     log,
@@ -54,7 +56,7 @@ export function wireJobs(opts: { services: Services; lifecycle: Lifecycle; scans
   if (!services.redis && !embedded) {
     log.warn(`scan jobs go through Kafka but their state is kept by this instance alone (${store.backend}, no redis.url): other instances cannot see these jobs`);
   }
-  const queue = createJobQueue(config, services.instanceId, log, embedded ? spool : null);
+  const queue = createJobQueue(config, services.instanceId, log, embedded ? spool : null, () => services.config().jobs.chunk_max_bytes);
   const runner = new ChunkRunner({
     store,
     queue: () => queue,
@@ -62,6 +64,7 @@ export function wireJobs(opts: { services: Services; lifecycle: Lifecycle; scans
     events: services.events,
     instanceId: services.instanceId,
     progressIntervalMs: () => services.config().jobs.progress_interval_ms,
+    chunkMaxBytes: () => services.config().jobs.chunk_max_bytes,
     log,
   });
   const jobs = new JobService({

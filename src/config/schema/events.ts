@@ -20,7 +20,7 @@ export const kafkaSchema = {
     client_id: { type: 'string', default: 'warden' },
     topic_prefix: { type: 'string', default: 'warden.' },
     buffer_size: { type: 'integer', minimum: 1, default: 10000, description: 'Events kept while Kafka is unreachable.' },
-    max_wait_ms: { type: 'integer', minimum: 1, maximum: 30000, default: 50, description: 'Longest a consumer fetch waits for new events.' },
+    max_wait_ms: { type: 'integer', minimum: 1, maximum: 30000, default: 50, description: 'Longest a consumer fetch waits when there is nothing new (events, the replay log; scan-job chunks: at least 100). Real brokers answer a waiting fetch as soon as data arrives, so a higher value only cuts idle fetches.' },
     start_timeout_ms: { type: 'integer', minimum: 0, default: 10000, description: 'How long start-up waits for Kafka before running degraded.' },
     ssl: { type: 'boolean', default: false },
     sasl: {

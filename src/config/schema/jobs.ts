@@ -10,7 +10,7 @@ export const jobsSchema = {
       description: 'Where chunks wait: Kafka (shared by every instance) or this instance (embedded). auto: Kafka when events.transport is kafka.',
     },
     chunk_size: { type: 'integer', minimum: 1, maximum: 10000, default: 200, description: 'Documents per chunk: the unit of work, of commit, and of rescanning after a crash.' },
-    chunk_max_bytes: { type: 'integer', minimum: 1024, maximum: 8388608, default: 700000, description: 'A chunk is cut before it passes this size (keep it under the brokers\' message.max.bytes); a longer line is an error result.' },
+    chunk_max_bytes: { type: 'integer', minimum: 1024, maximum: 8388608, default: 700000, description: 'Bound of every scan job message (keep it under the brokers\' message.max.bytes): a chunk is cut before this size, a chunk\'s results are split into parts within it; a longer line is an error result, a longer result is trimmed.' },
     max_documents: { type: 'integer', minimum: 1, default: 1000000, description: 'Documents one job may hold; more is refused with 413.' },
     max_bytes: { type: 'integer', minimum: 1, default: 1073741824, description: 'Bytes one job may upload (decoded); more is refused with 413.' },
     files_dir: { type: 'string', minLength: 1, description: 'Directory whose JSONL files a job may name as file:// URLs; unset: file inputs are refused.' },
