@@ -85,9 +85,9 @@ export interface ScanPoolStats {
   inlineScans: number;
   inlineMaxChars: number;
   /** The rule prefilter in use: the calling thread's engine's when small scans run there, else
-   * what the workers used last: 'words' (the word prefilter in C, native/text, with RE2.Sets
-   * for the forms it cannot read as words), 'vectorscan' (WARDEN_PREFILTER=vectorscan, once
-   * its database is ready) or 're2-set'. */
+   * what the workers used last: 're2-set' (the default), 'words' (WARDEN_PREFILTER=words: the
+   * word prefilter in C, native/text, with RE2.Sets for the forms it cannot read as words) or
+   * 'vectorscan' (WARDEN_PREFILTER=vectorscan, once its database is ready). */
   prefilter: PrefilterKind;
   /** The structure pass in use (src/scanning/structure.ts): 'native' (C, native/text) or
    * 'typescript' (the addon not built, or WARDEN_NATIVE_TEXT=0). */

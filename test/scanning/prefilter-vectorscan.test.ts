@@ -46,7 +46,7 @@ describe('scanning/rules vectorscan prefilter', function () {
     expect(ready.kind, String(ready.reason)).to.equal('vectorscan');
     expect(re2.prefilterKind).to.equal('re2-set');
     expect(new CompiledRules(rules).prefilterKind, 'the default').to.equal(
-      process.env.WARDEN_PREFILTER === 'vectorscan' ? 'vectorscan' : process.env.WARDEN_PREFILTER === 're2' || nativeText() === null ? 're2-set' : 'words',
+      process.env.WARDEN_PREFILTER === 'vectorscan' ? 'vectorscan' : process.env.WARDEN_PREFILTER === 'words' && nativeText() !== null ? 'words' : 're2-set',
     );
     const { texts, sources } = differentialCorpus();
     expect(texts.length, JSON.stringify(sources)).to.be.greaterThan(500);

@@ -442,13 +442,13 @@ describe('scanning.inline_max_chars', function () {
       expect(chat.body.threats.filter((t: Json) => t.message_index === 1).length, JSON.stringify(chat.body)).to.be.greaterThan(0);
       expect((await call(on, 'GET', '/status')).body.scanning.inline_scans).to.equal(2);
       expect(b).to.include({ inline_max_chars: 0, inline_scans: 0 });
-      // Which rule prefilter runs: the word prefilter in C (native/text, built by npm ci) with
-      // RE2.Sets for the rest, unless WARDEN_PREFILTER selects the RE2.Sets alone or vectorscan
-      // (then the RE2.Sets until its database is ready), or WARDEN_NATIVE_TEXT=0 unloads the addon.
+      // Which rule prefilter runs: the RE2.Sets unless WARDEN_PREFILTER selects vectorscan (then
+      // the RE2.Sets until its database is ready) or the word prefilter (native/text, unless
+      // WARDEN_NATIVE_TEXT=0 unloads the addon).
       for (const st of [a, b]) {
         if (process.env.WARDEN_PREFILTER === 'vectorscan') expect(st.prefilter).to.be.oneOf(['re2-set', 'vectorscan']);
-        else if (process.env.WARDEN_PREFILTER === 're2' || process.env.WARDEN_NATIVE_TEXT === '0') expect(st.prefilter).to.equal('re2-set');
-        else expect(st.prefilter).to.equal('words');
+        else if (process.env.WARDEN_PREFILTER === 'words' && process.env.WARDEN_NATIVE_TEXT !== '0') expect(st.prefilter).to.equal('words');
+        else expect(st.prefilter).to.equal('re2-set');
         // Which structure pass runs: the C one (npm ci builds native/text) unless turned off.
         expect(st.structure).to.equal(process.env.WARDEN_NATIVE_TEXT === '0' ? 'typescript' : 'native');
       }
