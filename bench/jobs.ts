@@ -26,7 +26,7 @@ import { spawnWarden, type WardenProcess } from '../harness/warden.js';
 const DOCS = Number(process.env.BENCH_JOBS_DOCS ?? 20_000);
 const BATCH = Number(process.env.BENCH_JOBS_BATCH ?? 1000);
 const ROUNDS = Number(process.env.BENCH_JOBS_ROUNDS ?? 3);
-const CHUNK = Number(process.env.BENCH_JOBS_CHUNK ?? 200);
+const CHUNK = Number(process.env.BENCH_JOBS_CHUNK ?? 500); // jobs.chunk_size's default
 const PREFIX = 'wbenchjobs.';
 const KEY = `svc_bench_jobs_${Math.random().toString(36).slice(2)}_0123456789`;
 const TICKS = 100; // USER_HZ on Linux

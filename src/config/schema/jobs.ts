@@ -9,7 +9,7 @@ export const jobsSchema = {
       default: 'auto',
       description: 'Where chunks wait: Kafka (shared by every instance) or this instance (embedded). auto: Kafka when events.transport is kafka.',
     },
-    chunk_size: { type: 'integer', minimum: 1, maximum: 10000, default: 200, description: 'Documents per chunk: the unit of work, of commit, and of rescanning after a crash.' },
+    chunk_size: { type: 'integer', minimum: 1, maximum: 10000, default: 500, description: 'Documents per chunk: the unit of work, of commit, and of rescanning after a crash (a chunk is also cut at chunk_max_bytes).' },
     chunk_max_bytes: { type: 'integer', minimum: 1024, maximum: 8388608, default: 700000, description: 'Bound of every scan job message (keep it under the brokers\' message.max.bytes): a chunk is cut before this size, a chunk\'s results are split into parts within it; a longer line is an error result, a longer result is trimmed.' },
     max_documents: { type: 'integer', minimum: 1, default: 1000000, description: 'Documents one job may hold; more is refused with 413.' },
     max_bytes: { type: 'integer', minimum: 1, default: 1073741824, description: 'Bytes one job may upload (decoded); more is refused with 413.' },
