@@ -10,7 +10,6 @@ import { expect } from 'chai';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import RE2 from 're2';
-import { BUILTIN_PLUGIN_DIR, Engine } from '../../src/scanning/engine.js';
 import { normalise } from '../../src/scanning/normalise/index.js';
 import { TRIAGE_PATTERNS } from '../../src/scanning/normalise/triage.js';
 import { applyPolicy } from '../../src/scanning/policy.js';
@@ -21,7 +20,7 @@ import { loadRuleSet } from '../../src/scanning/rules/load.js';
 import { vectorscanAddon, VectorscanDatabase } from '../../src/scanning/rules/vectorscan.js';
 import { TARGETS, type Target } from '../../src/scanning/types.js';
 import { differentialCorpus, longTexts } from './differential-corpus.js';
-import { ROOT, ruleYaml, tempDir, writeFiles } from '../support/scanning.js';
+import { engineWithPrefilter, ROOT, ruleYaml, tempDir, writeFiles } from '../support/scanning.js';
 
 function scanOf(c: CompiledRules, text: string, target: Target): unknown {
   const input = normalise(text, target, { triage: (t) => c.triage(t, target) });
@@ -176,18 +175,8 @@ describe('scanning/rules vectorscan prefilter', function () {
 
   it('gives the same verdicts and threats as the RE2.Sets with every built-in plugin, on the dev set and every probe set', async () => {
     const rules = loadRuleSet(join(ROOT, 'rules'));
-    const engineWith = async (prefilter: string): Promise<Engine> => {
-      const before = process.env.WARDEN_PREFILTER;
-      process.env.WARDEN_PREFILTER = prefilter;
-      try {
-        return await Engine.create({ rules, pluginDirs: [BUILTIN_PLUGIN_DIR] });
-      } finally {
-        if (before === undefined) delete process.env.WARDEN_PREFILTER;
-        else process.env.WARDEN_PREFILTER = before;
-      }
-    };
-    const vs = await engineWith('vectorscan');
-    const re2 = await engineWith('re2');
+    const vs = await engineWithPrefilter(rules, 'vectorscan');
+    const re2 = await engineWithPrefilter(rules, 're2');
     expect((await vs.rules.prefilterReady()).kind).to.equal('vectorscan');
     expect(re2.rules.prefilterKind).to.equal('re2-set');
     const { texts } = differentialCorpus();

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUILTIN_PLUGIN_DIR, Engine } from '../../src/scanning/engine.js';
+import type { RuleSet } from '../../src/scanning/rules/load.js';
 
 /** Repository root, from dist/test/scanning/. */
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -31,4 +33,17 @@ export function ruleYaml(id: string, pattern: string, extra = ''): string {
     `    - '${pattern}'`,
     extra,
   ].filter(Boolean).join('\n') + '\n';
+}
+
+/** An engine with every built-in plugin whose rule prefilter is `prefilter` (WARDEN_PREFILTER
+ * while it is built, then restored). */
+export async function engineWithPrefilter(rules: RuleSet, prefilter: string): Promise<Engine> {
+  const before = process.env.WARDEN_PREFILTER;
+  process.env.WARDEN_PREFILTER = prefilter;
+  try {
+    return await Engine.create({ rules, pluginDirs: [BUILTIN_PLUGIN_DIR] });
+  } finally {
+    if (before === undefined) delete process.env.WARDEN_PREFILTER;
+    else process.env.WARDEN_PREFILTER = before;
+  }
 }

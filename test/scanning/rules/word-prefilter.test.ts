@@ -6,7 +6,6 @@
  */
 import { expect } from 'chai';
 import { join } from 'node:path';
-import { BUILTIN_PLUGIN_DIR, Engine } from '../../../src/scanning/engine.js';
 import { nativeText } from '../../../src/scanning/native-text.js';
 import { normalise } from '../../../src/scanning/normalise/index.js';
 import { applyPolicy } from '../../../src/scanning/policy.js';
@@ -17,7 +16,7 @@ import { wordForm } from '../../../src/scanning/rules/word-forms.js';
 import { buildWordTables, WordMatcherNative, WordMatcherTs } from '../../../src/scanning/rules/word-prefilter.js';
 import { TARGETS, type Target } from '../../../src/scanning/types.js';
 import { mulberry32 } from '../../../src/util/prng.js';
-import { ROOT } from '../../support/scanning.js';
+import { engineWithPrefilter, ROOT } from '../../support/scanning.js';
 import { differentialCorpus, longTexts } from '../differential-corpus.js';
 import { asciiLongTexts } from './ascii-texts.js';
 
@@ -118,18 +117,8 @@ describe('scanning/rules word prefilter', function () {
     });
 
     it('gives the same verdicts and threats with every built-in plugin on the development set and probe sets', async () => {
-      const engineWith = async (prefilter: string): Promise<Engine> => {
-        const before = process.env.WARDEN_PREFILTER;
-        process.env.WARDEN_PREFILTER = prefilter;
-        try {
-          return await Engine.create({ rules, pluginDirs: [BUILTIN_PLUGIN_DIR] });
-        } finally {
-          if (before === undefined) delete process.env.WARDEN_PREFILTER;
-          else process.env.WARDEN_PREFILTER = before;
-        }
-      };
-      const words = await engineWith('words');
-      const re2 = await engineWith('re2');
+      const words = await engineWithPrefilter(rules, 'words');
+      const re2 = await engineWithPrefilter(rules, 're2');
       expect(words.rules.prefilterKind).to.equal('words');
       expect(re2.rules.prefilterKind).to.equal('re2-set');
       let blocked = 0;
