@@ -2,7 +2,7 @@
 // `npm test`: prepares what the tests need, builds, lints the code and the shipped rules, runs every test.
 // Usage: npm test [-- --grep PATTERN] [-- path/to/file.test.ts ...]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +61,9 @@ try {
 } catch {
   fail(['the TypeScript build failed (see above)']);
 }
+// `npx warden` runs package.json's bin, which must be executable; tsc writes files without the
+// bit, and whether npm ci sets it depends on the order of its install steps.
+chmodSync('dist/src/cli/warden.js', 0o755);
 
 // 6. ESLint (eslint.config.js: typescript-eslint's recommended rules and the layering rules of
 // docs/architecture.md). Any finding fails the run. Skipped when only some test files are run.
