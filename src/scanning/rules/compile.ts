@@ -234,7 +234,9 @@ export class CompiledRules implements RuleMatcher {
         need: Int32Array.from(rules.map((r) => requiredMatches(r))),
         patterns,
         full: { groups, positionOf: null, forms },
-        words: this.prefilterOption === 'words' ? wordPath(forms, new Set(always), options.maxSetSize) : null,
+        // A position all-ASCII views cannot meet: every pattern it stands for needs non-ASCII
+        // (the same judgement that lets them skip a set).
+        words: this.prefilterOption === 'words' ? wordPath(forms, members.map((m) => m.every((i) => nonAscii[i])), new Set(always), options.maxSetSize) : null,
         forms,
         firstPattern,
         always,
@@ -485,8 +487,7 @@ export class CompiledRules implements RuleMatcher {
       const found = matcher.match(text, bytes);
       for (let k = 0; k < found.length; k++) {
         const q = found[k]!;
-        const check = verify[q];
-        if (check === null || check === undefined || check.test(bytes)) pushPatternsAt(t.firstPattern, q, out);
+        if (verify[q]?.test(bytes) ?? true) pushPatternsAt(t.firstPattern, q, out);
       }
     }
     const positionOf = layout.positionOf;
@@ -611,23 +612,18 @@ const REST_SET_SIZE = 16;
 /**
  * The word path of one target: every form that can match all-ASCII text is read as words
  * (word-forms.ts) where it can; the others, with the triage patterns, go into RE2.Sets of
- * their own. Null when no form is a word form.
+ * their own. `nonAscii[q]`: position q cannot match all-ASCII text. Null when no form is a
+ * word form.
  */
-function wordPath(forms: string[], always: ReadonlySet<number>, maxSetSize: number | undefined): WordPath | null {
-  const nonAscii = forms.map((f) => needsNonAscii(f));
-  const readings = cachedWordForms(
-    forms,
-    forms.map((_, q) => always.has(q) || nonAscii[q]!),
-  );
+function wordPath(forms: string[], nonAscii: readonly boolean[], always: ReadonlySet<number>, maxSetSize: number | undefined): WordPath | null {
+  const skip = forms.map((_, q) => always.has(q) || nonAscii[q]!);
+  const readings = cachedWordForms(forms, skip);
   const wordForms = readings.map((r) => r?.sequences ?? null);
-  const rest: number[] = [];
-  forms.forEach((_, q) => {
-    if (wordForms[q] === null && !always.has(q) && !nonAscii[q]) rest.push(q);
-  });
+  if (!wordForms.some((w) => w !== null)) return null;
+  const rest = forms.flatMap((_, q) => (wordForms[q] === null && !skip[q] ? [q] : []));
   // A partial reading names looser candidates: each is tested with its form (one RE2 test, a
   // DFA pass) before the exact pattern runs, which costs about twice as much and finds spans.
   const verify = readings.map((r, q) => (r?.partial === true ? new RE2(forms[q]!, 'iu') : null));
-  if (!wordForms.some((w) => w !== null)) return null;
   const sources = rest.map((q) => forms[q]!);
   // These are the forms that are not words: heads of markup and punctuation, long gaps. Sets
   // of ~28 of them measured over the DFA cliff (20-40x slower) where sets of 16 were not.

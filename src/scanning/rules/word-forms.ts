@@ -463,11 +463,9 @@ function tokens(v: Variant): { slots: Slot[]; firstLeftBound: boolean } | null {
   let cur: Building | null = null;
   // Whether the position before the next piece is a token boundary.
   let bounded = false;
-  let started = false;
   const close = (rightBound: boolean): void => {
     if (cur === null) return;
-    if (slots.length === 0 && !started) firstLeftBound = cur.leftBound;
-    started = true;
+    if (slots.length === 0) firstLeftBound = cur.leftBound;
     slots.push(slotOf(cur, rightBound));
     cur = null;
   };
@@ -488,9 +486,8 @@ function tokens(v: Variant): { slots: Slot[]; firstLeftBound: boolean } | null {
         bounded = false;
         break;
       case 'p':
+        // A punctuation token is bounded on both sides by itself (firstLeftBound stays true).
         close(true);
-        if (slots.length === 0 && !started) firstLeftBound = true;
-        started = true;
         slots.push({ exact: piece.s, prefix: [], any: false });
         bounded = true;
         break;
@@ -500,7 +497,7 @@ function tokens(v: Variant): { slots: Slot[]; firstLeftBound: boolean } | null {
         bounded = true;
         break;
       case 'b':
-        if (cur !== null) close(true);
+        close(true);
         bounded = true;
         break;
     }
